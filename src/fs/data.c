@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#define _GNU_SOURCE
+#include "data.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "../init.h"
+#include "../interpose/real.h"
+#include "../relink/relink.h"
+#include "../staging/pool.h"
+#include "../util/compiler.h"
+#include "../util/guard.h"
+#include "../util/stats.h"
+#include "flush.h"
+
+/* Moves n bytes between buf and file offset off through the chunk mappings
+ * of table t (file fd). Returns 0, or -EFAULT when a copy faulted (the caller
+ * then redoes the operation through the kernel), or another -errno. */
+static int xfer(struct sfs_maptab *t, int fd, bool fd_writable, int64_t off, char *buf, size_t n,
+		bool to_file)
+{
+	int64_t chunk = (int64_t)1 << sfs_g.map_shift;
+	int prot = PROT_READ | (fd_writable ? PROT_WRITE : 0);
+	while (n > 0) {
+		size_t in_chunk = (size_t)(chunk - (off & (chunk - 1)));
+		size_t len = SFS_MIN(n, in_chunk);
+		int err = 0;
+		char *m = sfs_map_get(t, fd, (uint64_t)off, prot, &err);
+		if (!m) {
+			/* No mapping (budget, radix): the kernel copies this piece. */
+			sfs_stat_event(SFS_EV_kernel_fallbacks, 1);
+			ssize_t r = to_file ? sfs_real.pwrite(fd, buf, len, off)
+					    : sfs_real.pread(fd, buf, len, off);
+			if (r < 0)
+				return -errno;
+			if ((size_t)r < len) {
+				if (to_file)
+					return -EIO;
+				memset(buf + r, 0, len - (size_t)r); /* hole past EOF */
+			}
+		} else {
+			char *p = m + (off & (chunk - 1));
+			int rc = to_file ? sfs_guarded_copy(p, buf, len) : sfs_guarded_copy(buf, p, len);
+			if (rc)
+				return rc;
+		}
+		off += (int64_t)len;
+		buf += len;
+		n -= len;
+	}
+	return 0;
+}
+
+/* The kernel's answer to a read, after making the kernel's view complete. */
+static ssize_t kernel_pread(struct sfs_inode *in, void *buf, size_t n, int64_t off)
+{
+	sfs_stat_event(SFS_EV_kernel_fallbacks, 1);
+	pthread_mutex_lock(&in->lock);
+	int rc = sfs_relink(in, false);
+	ssize_t r = rc ? rc : sfs_real.pread(in->kfd, buf, n, off);
+	if (r < 0 && !rc)
+		r = -errno;
+	/* The read may have seen another process's size change. */
+	struct stat st;
+	if (!rc && sfs_real.fstat(in->kfd, &st) == 0)
+		sfs_inode_resync_locked(in, st.st_size);
+	pthread_mutex_unlock(&in->lock);
+	return r;
+}
+
+/* At or past our end of file: ask the kernel whether the file grew (another
+ * process appended and closed). Returns true if there is more to read. */
+static bool grew(struct sfs_inode *in, int64_t off)
+{
+	if (atomic_load(&in->staged))
+		return false;
+	struct stat st;
+	if (sfs_real.fstat(in->kfd, &st) != 0 || st.st_size <= off)
+		return false;
+	pthread_mutex_lock(&in->lock);
+	sfs_inode_resync_locked(in, st.st_size);
+	pthread_mutex_unlock(&in->lock);
+	return atomic_load(&in->size) > off;
+}
+
+ssize_t sfs_inode_pread(struct sfs_inode *in, void *buf, size_t n, int64_t off)
+{
+	if (n == 0)
+		return 0;
+	n = SFS_MIN(n, SFS_MAX_RW_COUNT);
+	for (int attempt = 0;; attempt++) {
+		sfs_read_enter(in);
+		/* size first: a size that includes staged bytes implies the
+		 * window (staged, base) that holds them is visible too. */
+		int64_t size = atomic_load_explicit(&in->size, memory_order_acquire);
+		if (off >= size) {
+			sfs_read_exit(in);
+			if (attempt == 0 && grew(in, off))
+				continue;
+			return 0;
+		}
+		bool staged = atomic_load(&in->staged);
+		int64_t boundary = staged ? atomic_load(&in->base) : atomic_load(&in->ksize);
+		size_t len = (size_t)SFS_MIN((int64_t)n, size - off);
+		size_t low = off < boundary ? (size_t)SFS_MIN((int64_t)len, boundary - off) : 0;
+		int rc = 0;
+		if (low)
+			rc = xfer(&in->maps, in->kfd, in->writable, off, buf, low, false);
+		if (!rc && len > low)
+			rc = xfer(&in->stage.maps, in->stage.fd, true, off + (int64_t)low,
+				  (char *)buf + low, len - low, false);
+		sfs_read_exit(in);
+		if (rc)
+			return kernel_pread(in, buf, len, off);
+		return (ssize_t)len;
+	}
+}
+
+/* Grows the staging file to cover end (in map_size steps). Caller holds lock. */
+static int stage_cover(struct sfs_inode *in, int64_t end)
+{
+	if (end <= in->stage.cap)
+		return 0;
+	int64_t cap = SFS_ALIGN_UP(end, (int64_t)1 << sfs_g.map_shift);
+	if (sfs_real.ftruncate(in->stage.fd, cap) != 0)
+		return -errno;
+	in->stage.cap = cap;
+	return 0;
+}
+
+/* Opens a staging window at the target's end of file: base is ksize rounded
+ * down to a block, and the target's bytes [base, ksize) are copied in first,
+ * so the window relinks as whole blocks. Caller holds lock. */
+static int open_window(struct sfs_inode *in)
+{
+	if (in->stage.fd < 0) {
+		int fd = sfs_staging_get();
+		if (fd < 0)
+			return fd;
+		in->stage.fd = fd;
+		in->stage.cap = 0;
+	}
+	int64_t ksize = atomic_load(&in->ksize);
+	int64_t base = SFS_ALIGN_DOWN(ksize, (int64_t)SFS_BLOCK);
+	int rc = stage_cover(in, ksize);
+	if (rc)
+		return rc;
+	if (ksize > base) {
+		char head[SFS_BLOCK];
+		ssize_t r = sfs_real.pread(in->kfd, head, (size_t)(ksize - base), base);
+		if (r != ksize - base)
+			return r < 0 ? -errno : -EIO;
+		rc = xfer(&in->stage.maps, in->stage.fd, true, base, head, (size_t)r, true);
+		if (rc)
+			return rc;
+	}
+	atomic_store(&in->base, base);
+	atomic_store_explicit(&in->staged, true, memory_order_release);
+	sfs_inode_staged_changed(1);
+	sfs_stat_event(SFS_EV_staging_windows, 1);
+	return 0;
+}
+
+/* The kernel's answer to a write: relink what is staged, then pwrite on the
+ * library's descriptor. Caller holds lock. */
+static ssize_t kernel_pwrite(struct sfs_inode *in, const void *buf, size_t n, int64_t off)
+{
+	sfs_stat_event(SFS_EV_kernel_fallbacks, 1);
+	int rc = sfs_inode_flush_locked(in, SFS_FLUSH_VISIBLE);
+	if (rc)
+		return rc;
+	ssize_t w = sfs_real.pwrite(in->kfd, buf, n, off);
+	if (w < 0)
+		return -errno;
+	if (off + w > atomic_load(&in->ksize)) {
+		atomic_store(&in->ksize, off + w);
+		atomic_store(&in->size, off + w);
+	}
+	return w;
+}
+
+/* One write at off; caller holds lock. */
+static ssize_t write_locked(struct sfs_inode *in, const void *buf, size_t n, int64_t off)
+{
+	if (n == 0)
+		return 0;
+	if (!in->writable)
+		return kernel_pwrite(in, buf, n, off);
+	if ((int64_t)n > INT64_MAX - off)
+		return -EFBIG;
+	int64_t size = atomic_load(&in->size);
+	int64_t end = off + (int64_t)n;
+	bool staged = atomic_load(&in->staged);
+	int64_t boundary = staged ? atomic_load(&in->base) : atomic_load(&in->ksize);
+	size_t low = off < boundary ? (size_t)(SFS_MIN(end, boundary) - off) : 0;
+	int rc = 0;
+	if (low)
+		rc = xfer(&in->maps, in->kfd, true, off, (char *)buf, low, true);
+	if (!rc && end > boundary) {
+		if (!staged)
+			rc = open_window(in);
+		if (!rc)
+			rc = stage_cover(in, end);
+		if (!rc)
+			rc = xfer(&in->stage.maps, in->stage.fd, true, off + (int64_t)low,
+				  (char *)buf + low, n - low, true);
+		if (!rc) {
+			sfs_stat_event(SFS_EV_staged_bytes, n - low);
+			if (end > size)
+				atomic_store_explicit(&in->size, end, memory_order_release);
+			/* Bound what a window holds (SPLITFS_STAGING_SIZE). */
+			if (end - atomic_load(&in->base) > (int64_t)sfs_g.opt.staging_size)
+				sfs_inode_flush_locked(in, SFS_FLUSH_VISIBLE);
+		}
+	}
+	return rc ? kernel_pwrite(in, buf, n, off) : (ssize_t)n;
+}
+
+ssize_t sfs_inode_pwrite(struct sfs_inode *in, const void *buf, size_t n, int64_t off,
+			 bool append, int64_t *at)
+{
+	pthread_mutex_lock(&in->lock);
+	if (append)
+		off = atomic_load(&in->size);
+	*at = off;
+	ssize_t r = write_locked(in, buf, SFS_MIN(n, SFS_MAX_RW_COUNT), off);
+	pthread_mutex_unlock(&in->lock);
+	return r;
+}
+
+ssize_t sfs_inode_pwritev(struct sfs_inode *in, const struct iovec *iov, int cnt, int64_t off,
+			  bool append, int64_t *at)
+{
+	pthread_mutex_lock(&in->lock);
+	if (append)
+		off = atomic_load(&in->size);
+	*at = off;
+	ssize_t done = 0;
+	for (int i = 0; i < cnt; i++) {
+		size_t len = SFS_MIN(iov[i].iov_len, SFS_MAX_RW_COUNT - (size_t)done);
+		ssize_t r = write_locked(in, iov[i].iov_base, len, off + done);
+		if (r < 0) {
+			if (done == 0)
+				done = r;
+			break;
+		}
+		done += r;
+		if ((size_t)r < len || (size_t)done >= SFS_MAX_RW_COUNT)
+			break;
+	}
+	pthread_mutex_unlock(&in->lock);
+	return done;
+}

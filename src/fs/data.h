@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Data operations on an inode: reads and overwrites as memcpy on mappings,
+ * appends into the staging window, and the kernel fallback that gives the
+ * kernel's own answer whenever the fast path cannot (a fault on a bad user
+ * buffer, a mapping budget exhausted, offsets past the radix). */
+#ifndef SFS_FS_DATA_H
+#define SFS_FS_DATA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#include "inode.h"
+
+/* The largest count one read or write moves, as the kernel clamps it. */
+#define SFS_MAX_RW_COUNT ((size_t)0x7ffff000)
+
+/* Reads up to n bytes at off. Returns the count or -errno. */
+ssize_t sfs_inode_pread(struct sfs_inode *in, void *buf, size_t n, int64_t off);
+
+/* Writes n bytes at off, or at the end of file when append is set; *at
+ * receives the offset used. Returns the count or -errno. */
+ssize_t sfs_inode_pwrite(struct sfs_inode *in, const void *buf, size_t n, int64_t off,
+			 bool append, int64_t *at);
+
+/* The same for a vector, under one lock (writev is atomic with respect to
+ * other writers of the file, as in the kernel). iov must be validated. */
+ssize_t sfs_inode_pwritev(struct sfs_inode *in, const struct iovec *iov, int cnt, int64_t off,
+			  bool append, int64_t *at);
+
+#endif

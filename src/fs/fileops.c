@@ -1,0 +1,310 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#define _GNU_SOURCE
+#include "fileops.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/fs.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../init.h"
+#include "../interpose/real.h"
+#include "../util/compiler.h"
+#include "../util/guard.h"
+#include "data.h"
+#include "fdtable.h"
+#include "flush.h"
+#include "inode.h"
+#include "process.h"
+
+#ifndef RWF_NOAPPEND
+#define RWF_NOAPPEND 0x00000020
+#endif
+
+/* x86-64 user address space end (TASK_SIZE_MAX with 4-level paging). */
+#define USER_END 0x00007ffffffff000ULL
+
+bool sfs_user_range_ok(const void *buf, size_t n)
+{
+	uintptr_t p = (uintptr_t)buf;
+	return p + n >= p && p + n <= USER_END;
+}
+
+void sfs_manage(int fd, int flags)
+{
+	if (fd < 0 || (flags & O_PATH) || !sfs_g.active)
+		return;
+	int saved = errno;
+	struct stat st;
+	if (sfs_real.fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != sfs_g.root_dev ||
+	    sfs_demoted(st.st_dev, st.st_ino))
+		goto out;
+	/* O_DIRECT and O_SYNC/O_DSYNC need the kernel's own write path. */
+	bool kernel_only = (flags & (O_DIRECT | O_DSYNC)) != 0;
+	struct sfs_inode *in = kernel_only ? NULL : sfs_inode_open(fd, &st, flags);
+	if (!in) {
+		struct sfs_inode *other = sfs_inode_find(st.st_dev, st.st_ino);
+		if (other) {
+			sfs_demote_inode(other);
+			sfs_inode_put(other);
+		}
+		sfs_demoted_add(st.st_dev, st.st_ino);
+		goto out;
+	}
+	struct sfs_file *f = sfs_file_new(in, flags, 0);
+	if (!f) {
+		sfs_inode_put(in);
+		goto out;
+	}
+	sfs_fd_install(fd, f);
+	sfs_file_put(f);
+out:
+	errno = saved;
+}
+
+ssize_t sfs_file_pread(struct sfs_file *f, void *buf, size_t n, int64_t off)
+{
+	if (off < 0)
+		return -EINVAL;
+	if (!sfs_file_readable(f))
+		return -EBADF;
+	if (!sfs_user_range_ok(buf, n))
+		return -EFAULT;
+	return sfs_inode_pread(f->inode, buf, n, off);
+}
+
+ssize_t sfs_file_pwrite(struct sfs_file *f, const void *buf, size_t n, int64_t off)
+{
+	if (off < 0)
+		return -EINVAL;
+	if (!sfs_file_writable(f))
+		return -EBADF;
+	if (!sfs_user_range_ok(buf, n))
+		return -EFAULT;
+	int64_t at;
+	/* Linux appends on an O_APPEND descriptor whatever the offset. */
+	return sfs_inode_pwrite(f->inode, buf, n, off, (sfs_file_flags(f) & O_APPEND) != 0, &at);
+}
+
+ssize_t sfs_file_read(struct sfs_file *f, void *buf, size_t n)
+{
+	if (!sfs_file_readable(f))
+		return -EBADF;
+	if (!sfs_user_range_ok(buf, n))
+		return -EFAULT;
+	pthread_mutex_lock(&f->pos_lock);
+	ssize_t r = sfs_inode_pread(f->inode, buf, n, f->pos);
+	if (r > 0)
+		f->pos += r;
+	pthread_mutex_unlock(&f->pos_lock);
+	return r;
+}
+
+ssize_t sfs_file_write(struct sfs_file *f, const void *buf, size_t n)
+{
+	if (!sfs_file_writable(f))
+		return -EBADF;
+	if (!sfs_user_range_ok(buf, n))
+		return -EFAULT;
+	pthread_mutex_lock(&f->pos_lock);
+	int64_t at;
+	ssize_t r = sfs_inode_pwrite(f->inode, buf, n, f->pos,
+				     (sfs_file_flags(f) & O_APPEND) != 0, &at);
+	if (r >= 0)
+		f->pos = at + r;
+	pthread_mutex_unlock(&f->pos_lock);
+	return r;
+}
+
+/* Copies and checks an application's iovec array as the kernel's
+ * import_iovec does. Returns the count of segments (into *out, which the
+ * caller frees when it is not the stack array) or -errno. */
+static int import_iov(const struct iovec *uiov, int cnt, struct iovec *stack, int nstack,
+		      struct iovec **out)
+{
+	if (cnt < 0 || cnt > IOV_MAX)
+		return -EINVAL;
+	struct iovec *v = cnt <= nstack ? stack : malloc((size_t)cnt * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	*out = v;
+	if (cnt == 0)
+		return 0;
+	if (!sfs_user_range_ok(uiov, (size_t)cnt * sizeof(*uiov)) ||
+	    sfs_guarded_copy(v, uiov, (size_t)cnt * sizeof(*v)) != 0)
+		return -EFAULT;
+	for (int i = 0; i < cnt; i++) {
+		if ((ssize_t)v[i].iov_len < 0)
+			return -EINVAL;
+		if (!sfs_user_range_ok(v[i].iov_base, v[i].iov_len))
+			return -EFAULT;
+	}
+	return cnt;
+}
+
+/* The RWF_* flags the library serves itself. */
+#define SERVED_RWF (RWF_HIPRI | RWF_NOWAIT | RWF_DSYNC | RWF_SYNC | RWF_APPEND | RWF_NOAPPEND)
+
+ssize_t sfs_file_readv(struct sfs_file *f, const struct iovec *uiov, int cnt, int64_t off, int rwf)
+{
+	if (rwf & ~SERVED_RWF)
+		return -ENOTSUP;
+	if (!sfs_file_readable(f))
+		return -EBADF;
+	struct iovec stack[8], *iov = NULL;
+	ssize_t done = import_iov(uiov, cnt, stack, 8, &iov);
+	if (done <= 0)
+		goto out;
+	bool use_pos = off < 0;
+	if (use_pos)
+		pthread_mutex_lock(&f->pos_lock);
+	int64_t at = use_pos ? f->pos : off;
+	done = 0;
+	for (int i = 0; i < cnt; i++) {
+		ssize_t r = sfs_inode_pread(f->inode, iov[i].iov_base, iov[i].iov_len, at + done);
+		if (r < 0) {
+			if (done == 0)
+				done = r;
+			break;
+		}
+		done += r;
+		if ((size_t)r < iov[i].iov_len)
+			break;
+	}
+	if (use_pos) {
+		if (done > 0)
+			f->pos += done;
+		pthread_mutex_unlock(&f->pos_lock);
+	}
+out:
+	if (iov && iov != stack)
+		free(iov);
+	return done;
+}
+
+ssize_t sfs_file_writev(struct sfs_file *f, const struct iovec *uiov, int cnt, int64_t off,
+			int rwf)
+{
+	if (rwf & ~SERVED_RWF)
+		return -ENOTSUP;
+	if (!sfs_file_writable(f))
+		return -EBADF;
+	struct iovec stack[8], *iov = NULL;
+	ssize_t done = import_iov(uiov, cnt, stack, 8, &iov);
+	if (done <= 0)
+		goto out;
+	bool append = (sfs_file_flags(f) & O_APPEND) != 0;
+	if (rwf & RWF_APPEND)
+		append = true;
+	if (rwf & RWF_NOAPPEND)
+		append = false;
+	bool use_pos = off < 0;
+	if (use_pos)
+		pthread_mutex_lock(&f->pos_lock);
+	int64_t at;
+	done = sfs_inode_pwritev(f->inode, iov, cnt, use_pos ? f->pos : off, append, &at);
+	if (use_pos) {
+		if (done >= 0)
+			f->pos = at + done;
+		pthread_mutex_unlock(&f->pos_lock);
+	}
+	if (done > 0 && (rwf & (RWF_DSYNC | RWF_SYNC))) {
+		int rc = sfs_inode_sync(f->inode, f->inode->kfd, !(rwf & RWF_SYNC));
+		if (rc)
+			done = rc;
+	}
+out:
+	if (iov && iov != stack)
+		free(iov);
+	return done;
+}
+
+int64_t sfs_file_lseek(struct sfs_file *f, int64_t off, int whence)
+{
+	struct sfs_inode *in = f->inode;
+	pthread_mutex_lock(&f->pos_lock);
+	int64_t base, r;
+	switch (whence) {
+	case SEEK_SET:
+		base = 0;
+		break;
+	case SEEK_CUR:
+		base = f->pos;
+		break;
+	case SEEK_END:
+		base = atomic_load(&in->size);
+		break;
+	case SEEK_DATA:
+	case SEEK_HOLE:
+		/* Holes are the kernel's business: show it everything first. */
+		r = sfs_inode_flush(in, SFS_FLUSH_VISIBLE);
+		if (!r) {
+			r = sfs_real.lseek(in->kfd, off, whence);
+			r = r < 0 ? -errno : (f->pos = r);
+		}
+		pthread_mutex_unlock(&f->pos_lock);
+		return r;
+	default:
+		pthread_mutex_unlock(&f->pos_lock);
+		return -EINVAL;
+	}
+	if ((off > 0 && base > INT64_MAX - off) || base + off < 0)
+		r = -EINVAL;
+	else
+		r = f->pos = base + off;
+	pthread_mutex_unlock(&f->pos_lock);
+	return r;
+}
+
+int sfs_file_close(int fd, struct sfs_file *f)
+{
+	int rc = sfs_inode_flush(f->inode, SFS_FLUSH_VISIBLE);
+	int r = sfs_real.close(fd);
+	sfs_file_put(f);
+	if (r == 0 && rc < 0) {
+		errno = -rc;
+		return -1;
+	}
+	return r;
+}
+
+void sfs_kview_begin(struct sfs_kview *kv, int fd, bool uses_pos)
+{
+	kv->fd = fd;
+	kv->uses_pos = uses_pos;
+	kv->f = sfs_g.active ? sfs_fd_get(fd) : NULL;
+	if (!kv->f)
+		return;
+	sfs_inode_flush(kv->f->inode, SFS_FLUSH_VISIBLE);
+	if (uses_pos) {
+		pthread_mutex_lock(&kv->f->pos_lock);
+		sfs_real.lseek(fd, kv->f->pos, SEEK_SET);
+	}
+}
+
+void sfs_kview_end(struct sfs_kview *kv)
+{
+	struct sfs_file *f = kv->f;
+	if (!f)
+		return;
+	int saved = errno;
+	if (kv->uses_pos) {
+		off_t pos = sfs_real.lseek(kv->fd, 0, SEEK_CUR);
+		if (pos >= 0)
+			f->pos = pos;
+		pthread_mutex_unlock(&f->pos_lock);
+	}
+	struct sfs_inode *in = f->inode;
+	struct stat st;
+	if (sfs_real.fstat(in->kfd, &st) == 0) {
+		pthread_mutex_lock(&in->lock);
+		sfs_inode_resync_locked(in, st.st_size);
+		pthread_mutex_unlock(&in->lock);
+	}
+	sfs_file_put(f);
+	errno = saved;
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#define _GNU_SOURCE
+#include "flush.h"
+
+#include <errno.h>
+#include <unistd.h>
+
+#include "../interpose/real.h"
+#include "../relink/relink.h"
+
+int sfs_inode_flush_locked(struct sfs_inode *in, enum sfs_flush how)
+{
+	if (!atomic_load(&in->staged))
+		return 0;
+	sfs_barrier_close(in);
+	int rc = sfs_relink(in, how == SFS_FLUSH_DURABLE);
+	sfs_barrier_open(in);
+	return rc;
+}
+
+int sfs_inode_flush(struct sfs_inode *in, enum sfs_flush how)
+{
+	if (!atomic_load(&in->staged))
+		return 0;
+	pthread_mutex_lock(&in->lock);
+	int rc = sfs_inode_flush_locked(in, how);
+	pthread_mutex_unlock(&in->lock);
+	return rc;
+}
+
+int sfs_inode_sync(struct sfs_inode *in, int fd, bool datasync)
+{
+	int rc = sfs_inode_flush(in, SFS_FLUSH_DURABLE);
+	if (rc)
+		return rc;
+	/* Outside the inode lock: writers need not wait for the device. */
+	if ((datasync ? sfs_real.fdatasync(fd) : sfs_real.fsync(fd)) != 0)
+		return -errno;
+	return 0;
+}
+
+int sfs_inode_truncate(struct sfs_inode *in, int fd, const char *path, int64_t len)
+{
+	pthread_mutex_lock(&in->lock);
+	sfs_barrier_close(in);
+	int rc = sfs_relink(in, false);
+	if (!rc && (path ? sfs_real.truncate(path, len) : sfs_real.ftruncate(fd, len)) != 0)
+		rc = -errno;
+	if (!rc) {
+		atomic_store(&in->ksize, len);
+		atomic_store(&in->size, len);
+	}
+	sfs_barrier_open(in);
+	pthread_mutex_unlock(&in->lock);
+	return rc;
+}
+
+static void flush_one(struct sfs_inode *in, void *unused)
+{
+	(void)unused;
+	sfs_inode_flush(in, SFS_FLUSH_VISIBLE);
+}
+
+void sfs_flush_all(void)
+{
+	if (sfs_inode_staged_count() > 0)
+		sfs_inode_foreach(flush_one, NULL);
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Making the kernel's view of a file complete: relink at fsync, close,
+ * truncate and before every call the library passes to the kernel. */
+#ifndef SFS_FS_FLUSH_H
+#define SFS_FS_FLUSH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "inode.h"
+
+enum sfs_flush {
+	SFS_FLUSH_VISIBLE, /* other processes and the kernel must see the data */
+	SFS_FLUSH_DURABLE, /* ... and an fsync follows: use the atomic backend */
+};
+
+/* Relinks the staging window, if any. Caller holds in->lock. */
+int sfs_inode_flush_locked(struct sfs_inode *in, enum sfs_flush how);
+int sfs_inode_flush(struct sfs_inode *in, enum sfs_flush how);
+
+/* fsync/fdatasync semantics: relink atomically, then the real call on fd. */
+int sfs_inode_sync(struct sfs_inode *in, int fd, bool datasync);
+
+/* ftruncate(fd, len) or truncate(path, len) on a managed inode. */
+int sfs_inode_truncate(struct sfs_inode *in, int fd, const char *path, int64_t len);
+
+/* Relinks every inode of the process (exec, fork, sync, syncfs). */
+void sfs_flush_all(void);
+
+#endif

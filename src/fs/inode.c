@@ -1,0 +1,411 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#define _GNU_SOURCE
+#include "inode.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "../init.h"
+#include "../interpose/real.h"
+#include "../staging/pool.h"
+#include "../util/msg.h"
+
+#define NBUCKETS 4096
+#define CACHE_MAX 32 /* closed inodes kept with their mappings (paper §3.5) */
+#define DEMOTED_CAP 8192
+
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sfs_inode *buckets[NBUCKETS];
+static struct sfs_inode lru = {.lru_prev = &lru, .lru_next = &lru};
+static int ncached;
+static atomic_int nstaged;
+
+/* --- barrier ------------------------------------------------------------- */
+
+/* barrier: 0 open, 1 closed, 2 closed with readers sleeping on the futex. */
+static void futex(atomic_int *word, int op, int val)
+{
+	syscall(SYS_futex, word, op | FUTEX_PRIVATE_FLAG, val, NULL, NULL, 0);
+}
+
+void sfs_barrier_close(struct sfs_inode *in)
+{
+	atomic_store(&in->barrier, 1);
+	while (atomic_load(&in->readers))
+		sched_yield();
+}
+
+void sfs_barrier_open(struct sfs_inode *in)
+{
+	if (atomic_exchange(&in->barrier, 0) == 2)
+		futex(&in->barrier, FUTEX_WAKE, INT_MAX);
+}
+
+/* Out-of-line slow path of sfs_read_enter when the barrier is closed: sleep
+ * rather than spin, since a relink can take milliseconds. */
+void sfs_read_wait(struct sfs_inode *in)
+{
+	int b = 1;
+	atomic_compare_exchange_strong(&in->barrier, &b, 2);
+	if (atomic_load(&in->barrier) == 2)
+		futex(&in->barrier, FUTEX_WAIT, 2);
+}
+
+/* --- table --------------------------------------------------------------- */
+
+static unsigned hash(dev_t dev, ino_t ino)
+{
+	uint64_t h = (uint64_t)ino * 0x9E3779B97F4A7C15ull ^ (uint64_t)dev;
+	return (unsigned)(h >> 40) % NBUCKETS;
+}
+
+static struct sfs_inode *lookup_locked(dev_t dev, ino_t ino)
+{
+	for (struct sfs_inode *in = buckets[hash(dev, ino)]; in; in = in->hnext)
+		if (in->dev == dev && in->ino == ino)
+			return in;
+	return NULL;
+}
+
+static void lru_unlink(struct sfs_inode *in)
+{
+	in->lru_prev->lru_next = in->lru_next;
+	in->lru_next->lru_prev = in->lru_prev;
+	in->lru_prev = in->lru_next = NULL;
+	ncached--;
+}
+
+static void unhash_locked(struct sfs_inode *in)
+{
+	struct sfs_inode **pp = &buckets[hash(in->dev, in->ino)];
+	while (*pp != in)
+		pp = &(*pp)->hnext;
+	*pp = in->hnext;
+}
+
+static void release_stage(struct sfs_inode *in)
+{
+	if (in->stage.fd < 0)
+		return;
+	sfs_map_drop_all(&in->stage.maps);
+	sfs_staging_put(in->stage.fd);
+	in->stage.fd = -1;
+	in->stage.cap = 0;
+}
+
+/* Frees an inode no one refers to. Called without the table lock. */
+static void destroy(struct sfs_inode *in)
+{
+	if (atomic_load(&in->staged))
+		sfs_inode_staged_changed(-1);
+	sfs_map_drop_all(&in->maps);
+	release_stage(in);
+	sfs_internal_close(in->kfd);
+	pthread_mutex_destroy(&in->lock);
+	free(in);
+}
+
+/* Opens the library's own descriptor on the file open at appfd: O_RDWR when
+ * the caller's credentials allow it, so the library can map it writable and
+ * relink into it whatever the application's access mode or O_APPEND. */
+static int reopen(int appfd, int flags, bool *writable)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", appfd);
+	int fd = sfs_real.open(path, O_RDWR | O_CLOEXEC | O_NOCTTY);
+	*writable = fd >= 0;
+	if (fd < 0 && (flags & O_ACCMODE) == O_RDONLY)
+		fd = sfs_real.open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	return fd < 0 ? -errno : sfs_internal_fd(fd);
+}
+
+static struct sfs_inode *create(int appfd, const struct stat *st, int flags)
+{
+	bool writable;
+	int kfd = reopen(appfd, flags, &writable);
+	if (kfd < 0)
+		return NULL;
+	struct sfs_inode *in = calloc(1, sizeof(*in));
+	if (!in) {
+		sfs_internal_close(kfd);
+		return NULL;
+	}
+	in->dev = st->st_dev;
+	in->ino = st->st_ino;
+	in->kfd = kfd;
+	in->writable = writable;
+	pthread_mutex_init(&in->lock, NULL);
+	atomic_store(&in->ksize, st->st_size);
+	atomic_store(&in->size, st->st_size);
+	in->stage.fd = -1;
+	in->refs = 1;
+	return in;
+}
+
+/* An existing inode opened again: upgrade a read-only kfd if this open wants
+ * to write, and take the kernel's size if nothing is staged (or the open
+ * truncated the file). Returns false when the file cannot be managed. */
+static bool reuse(struct sfs_inode *in, int appfd, const struct stat *st, int flags)
+{
+	bool ok = true;
+	pthread_mutex_lock(&in->lock);
+	if (!in->writable && (flags & O_ACCMODE) != O_RDONLY) {
+		bool writable;
+		int kfd = reopen(appfd, O_RDWR, &writable);
+		if (kfd >= 0 && writable) {
+			sfs_barrier_close(in);
+			sfs_map_drop_all(&in->maps); /* read-only chunks */
+			sfs_internal_close(in->kfd);
+			in->kfd = kfd;
+			in->writable = true;
+			sfs_barrier_open(in);
+		} else {
+			if (kfd >= 0)
+				sfs_internal_close(kfd);
+			ok = false;
+		}
+	}
+	if (ok && (flags & O_TRUNC) && atomic_load(&in->staged)) {
+		/* The kernel already truncated the file: staged bytes are gone. */
+		sfs_barrier_close(in);
+		atomic_store(&in->staged, false);
+		sfs_inode_staged_changed(-1);
+		atomic_store(&in->ksize, st->st_size);
+		atomic_store(&in->size, st->st_size);
+		sfs_barrier_open(in);
+	} else if (ok) {
+		sfs_inode_resync_locked(in, st->st_size);
+	}
+	pthread_mutex_unlock(&in->lock);
+	return ok;
+}
+
+struct sfs_inode *sfs_inode_open(int appfd, const struct stat *st, int flags)
+{
+	pthread_mutex_lock(&table_lock);
+	struct sfs_inode *in = lookup_locked(st->st_dev, st->st_ino);
+	if (in) {
+		if (in->refs++ == 0)
+			lru_unlink(in);
+		pthread_mutex_unlock(&table_lock);
+		if (!reuse(in, appfd, st, flags)) {
+			sfs_inode_put(in);
+			return NULL;
+		}
+		return in;
+	}
+	pthread_mutex_unlock(&table_lock);
+
+	struct sfs_inode *fresh = create(appfd, st, flags);
+	if (!fresh)
+		return NULL;
+	pthread_mutex_lock(&table_lock);
+	in = lookup_locked(st->st_dev, st->st_ino);
+	if (!in) {
+		unsigned h = hash(fresh->dev, fresh->ino);
+		fresh->hnext = buckets[h];
+		buckets[h] = fresh;
+		pthread_mutex_unlock(&table_lock);
+		return fresh;
+	}
+	/* Another thread created it first: use theirs. */
+	if (in->refs++ == 0)
+		lru_unlink(in);
+	pthread_mutex_unlock(&table_lock);
+	destroy(fresh);
+	if (!reuse(in, appfd, st, flags)) {
+		sfs_inode_put(in);
+		return NULL;
+	}
+	return in;
+}
+
+struct sfs_inode *sfs_inode_find(dev_t dev, ino_t ino)
+{
+	pthread_mutex_lock(&table_lock);
+	struct sfs_inode *in = lookup_locked(dev, ino);
+	if (in && in->refs++ == 0)
+		lru_unlink(in);
+	pthread_mutex_unlock(&table_lock);
+	return in;
+}
+
+void sfs_inode_put(struct sfs_inode *in)
+{
+	struct sfs_inode *victim = NULL;
+	pthread_mutex_lock(&table_lock);
+	if (--in->refs > 0) {
+		pthread_mutex_unlock(&table_lock);
+		return;
+	}
+	if (atomic_load(&in->staged)) {
+		/* Staged bytes that no close could relink (an error was reported
+		 * then): nothing can reach them any more. */
+		unhash_locked(in);
+		victim = in;
+	} else {
+		/* Cache it with the target's mappings; give back the staging file.
+		 * With no references left, no other thread can be using it. */
+		release_stage(in);
+		in->lru_next = lru.lru_next;
+		in->lru_prev = &lru;
+		lru.lru_next->lru_prev = in;
+		lru.lru_next = in;
+		if (++ncached > CACHE_MAX) {
+			victim = lru.lru_prev;
+			lru_unlink(victim);
+			unhash_locked(victim);
+		}
+	}
+	pthread_mutex_unlock(&table_lock);
+	if (victim)
+		destroy(victim);
+}
+
+void sfs_inode_forget(dev_t dev, ino_t ino)
+{
+	pthread_mutex_lock(&table_lock);
+	struct sfs_inode *in = lookup_locked(dev, ino);
+	if (in && in->refs == 0) {
+		lru_unlink(in);
+		unhash_locked(in);
+	} else {
+		in = NULL;
+	}
+	pthread_mutex_unlock(&table_lock);
+	if (in)
+		destroy(in);
+}
+
+void sfs_inode_foreach(void (*fn)(struct sfs_inode *, void *), void *arg)
+{
+	pthread_mutex_lock(&table_lock);
+	size_t n = 0, cap = 64;
+	struct sfs_inode **list = malloc(cap * sizeof(*list));
+	for (int b = 0; list && b < NBUCKETS; b++) {
+		for (struct sfs_inode *in = buckets[b]; in; in = in->hnext) {
+			if (in->refs == 0)
+				continue;
+			if (n == cap) {
+				struct sfs_inode **bigger = realloc(list, 2 * cap * sizeof(*list));
+				if (!bigger)
+					break;
+				list = bigger;
+				cap *= 2;
+			}
+			in->refs++;
+			list[n++] = in;
+		}
+	}
+	pthread_mutex_unlock(&table_lock);
+	for (size_t i = 0; i < n; i++) {
+		fn(list[i], arg);
+		sfs_inode_put(list[i]);
+	}
+	free(list);
+}
+
+int sfs_inode_staged_count(void)
+{
+	return atomic_load_explicit(&nstaged, memory_order_relaxed);
+}
+
+void sfs_inode_staged_changed(int delta)
+{
+	atomic_fetch_add(&nstaged, delta);
+}
+
+void sfs_inode_resync_locked(struct sfs_inode *in, int64_t kernel_size)
+{
+	if (atomic_load(&in->staged) || atomic_load(&in->ksize) == kernel_size)
+		return;
+	/* Shrinking unmaps what readers may be copying: close the barrier. */
+	bool shrink = kernel_size < atomic_load(&in->ksize);
+	if (shrink)
+		sfs_barrier_close(in);
+	atomic_store(&in->ksize, kernel_size);
+	atomic_store(&in->size, kernel_size);
+	if (shrink)
+		sfs_barrier_open(in);
+}
+
+void sfs_inode_table_reset(void)
+{
+	pthread_mutex_init(&table_lock, NULL);
+	for (int b = 0; b < NBUCKETS; b++) {
+		struct sfs_inode *in = buckets[b];
+		while (in) {
+			struct sfs_inode *next = in->hnext;
+			sfs_map_drop_all(&in->maps);
+			sfs_map_drop_all(&in->stage.maps);
+			/* The parent owns the staging file's contents; the child
+			 * only drops its copy of the descriptors. */
+			if (in->stage.fd >= 0)
+				sfs_internal_close(in->stage.fd);
+			sfs_internal_close(in->kfd);
+			free(in);
+			in = next;
+		}
+		buckets[b] = NULL;
+	}
+	lru.lru_next = lru.lru_prev = &lru;
+	ncached = 0;
+	atomic_store(&nstaged, 0);
+}
+
+/* --- demoted files ------------------------------------------------------- */
+
+struct demoted_key {
+	dev_t dev;
+	ino_t ino;
+};
+static struct demoted_key demoted[DEMOTED_CAP];
+static atomic_int ndemoted;
+static pthread_mutex_t demoted_lock = PTHREAD_MUTEX_INITIALIZER;
+
+bool sfs_demoted(dev_t dev, ino_t ino)
+{
+	if (!atomic_load_explicit(&ndemoted, memory_order_acquire))
+		return false;
+	pthread_mutex_lock(&demoted_lock);
+	bool found = false;
+	for (unsigned i = hash(dev, ino) % DEMOTED_CAP, k = 0; k < DEMOTED_CAP;
+	     k++, i = (i + 1) % DEMOTED_CAP) {
+		if (demoted[i].ino == 0)
+			break;
+		if (demoted[i].dev == dev && demoted[i].ino == ino) {
+			found = true;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&demoted_lock);
+	return found;
+}
+
+void sfs_demoted_add(dev_t dev, ino_t ino)
+{
+	pthread_mutex_lock(&demoted_lock);
+	if (atomic_load(&ndemoted) >= DEMOTED_CAP * 3 / 4) {
+		pthread_mutex_unlock(&demoted_lock);
+		sfs_warn("too many files left to the kernel; a later open may manage one again");
+		return;
+	}
+	for (unsigned i = hash(dev, ino) % DEMOTED_CAP;; i = (i + 1) % DEMOTED_CAP) {
+		if (demoted[i].dev == dev && demoted[i].ino == ino)
+			break;
+		if (demoted[i].ino == 0) {
+			demoted[i].dev = dev;
+			demoted[i].ino = ino;
+			atomic_fetch_add(&ndemoted, 1);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&demoted_lock);
+}

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Inode objects: the per-process state of one managed file, shared by every
+ * descriptor of it.
+ *
+ * Layout of a file's data. The kernel file (the "target") holds the bytes
+ * [0, ksize). While a staging window is open (staged == true), the bytes
+ * [base, size) live in the inode's staging file at the same offsets, where
+ * base = ksize rounded down to a block: the window starts by copying the
+ * target's partial last block into the staging file, so the whole window can
+ * later be relinked as whole blocks. Reads and writes below the boundary
+ * (base when staged, ksize otherwise) use the target's mappings; at or above
+ * it, the staging file's. Relink moves [base, size) into the target and makes
+ * ksize == size again.
+ *
+ * Concurrency. Writers and structural changes (relink, truncate) hold `lock`.
+ * Readers take no lock: they announce themselves in a reader count and run
+ * only while the barrier is open; a structural change closes the barrier and
+ * waits for readers to drain, because it moves or unmaps what they read.
+ * Plain writes never close the barrier, so readers never wait for them. */
+#ifndef SFS_FS_INODE_H
+#define SFS_FS_INODE_H
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "../map/maptab.h"
+
+struct sfs_stage {
+	int fd;		/* staging file (O_TMPFILE in <root>/.splitfs) or -1 */
+	int64_t cap;	/* its current size; grown in map_size steps */
+	struct sfs_maptab maps;
+};
+
+struct sfs_inode {
+	dev_t dev;
+	ino_t ino;
+	int kfd;	/* the library's own O_RDWR (or O_RDONLY) descriptor */
+	bool writable;	/* kfd is O_RDWR */
+
+	pthread_mutex_t lock;
+	atomic_int readers;
+	atomic_int barrier; /* non-zero: a structural change is running */
+
+	_Atomic int64_t ksize; /* size of the kernel file as this process left it */
+	_Atomic int64_t size;  /* logical size, including staged bytes */
+	_Atomic int64_t base;  /* start of the staging window (valid when staged) */
+	atomic_bool staged;
+
+	struct sfs_stage stage;
+	struct sfs_maptab maps; /* mappings of the target */
+
+	/* Bookkeeping under the inode-table lock. */
+	int refs;		/* files (and transient users) referring to it */
+	struct sfs_inode *hnext;
+	struct sfs_inode *lru_prev, *lru_next; /* the closed-inode cache */
+};
+
+/* --- readers ------------------------------------------------------------ */
+
+void sfs_read_wait(struct sfs_inode *in);
+
+/* The reader count and the barrier are both seq_cst: a reader that saw the
+ * barrier open is counted before the closer looks at the count. */
+static inline void sfs_read_enter(struct sfs_inode *in)
+{
+	for (;;) {
+		atomic_fetch_add(&in->readers, 1);
+		if (!atomic_load(&in->barrier))
+			return;
+		atomic_fetch_sub(&in->readers, 1);
+		sfs_read_wait(in);
+	}
+}
+
+static inline void sfs_read_exit(struct sfs_inode *in)
+{
+	atomic_fetch_sub_explicit(&in->readers, 1, memory_order_release);
+}
+
+/* Close and reopen the barrier; the caller holds in->lock. */
+void sfs_barrier_close(struct sfs_inode *in);
+void sfs_barrier_open(struct sfs_inode *in);
+
+/* --- lifetime ----------------------------------------------------------- */
+
+/* The inode object for the regular file open at appfd (st from fstat of it),
+ * created or found, with a reference for the caller. NULL when the file
+ * cannot be managed (the library's own descriptor could not be opened). */
+struct sfs_inode *sfs_inode_open(int appfd, const struct stat *st, int flags);
+
+/* A reference to the inode (dev, ino) if this process has it, else NULL. */
+struct sfs_inode *sfs_inode_find(dev_t dev, ino_t ino);
+
+void sfs_inode_put(struct sfs_inode *in);
+
+/* The file was unlinked or renamed over: drop a cached (closed) inode now so
+ * its space is freed; an open one stays, as POSIX requires. */
+void sfs_inode_forget(dev_t dev, ino_t ino);
+
+/* Calls fn on every inode with a file open, with a reference held. */
+void sfs_inode_foreach(void (*fn)(struct sfs_inode *, void *), void *arg);
+
+/* Number of inodes that hold staged data (a cheap "anything to relink?"). */
+int sfs_inode_staged_count(void);
+void sfs_inode_staged_changed(int delta);
+
+/* Frees every inode object without flushing (a forked child, whose staged
+ * data belongs to the parent). */
+void sfs_inode_table_reset(void);
+
+/* Files this process must leave to the kernel from now on: opened O_DIRECT,
+ * mapped by the application, handed to stdio, shared with a forked child. */
+bool sfs_demoted(dev_t dev, ino_t ino);
+void sfs_demoted_add(dev_t dev, ino_t ino);
+
+/* Refreshes ksize/size from the kernel's size when nothing is staged (another
+ * process may have grown or shrunk the file). Caller holds in->lock. */
+void sfs_inode_resync_locked(struct sfs_inode *in, int64_t kernel_size);
+
+#endif

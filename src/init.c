@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#define _GNU_SOURCE
+#include "init.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "fs/fdtable.h"
+#include "fs/flush.h"
+#include "fs/process.h"
+#include "interpose/real.h"
+#include "staging/pool.h"
+#include "util/compiler.h"
+#include "util/guard.h"
+#include "util/msg.h"
+#include "util/stats.h"
+
+struct sfs_global sfs_g = {.priv_dirfd = -1};
+atomic_int sfs_init_state;
+static __thread int in_init __attribute__((tls_model("initial-exec")));
+
+int sfs_internal_fd(int fd)
+{
+	int hi = sfs_real.fcntl(fd, F_DUPFD_CLOEXEC, sfs_g.fd_floor);
+	if (hi >= 0) {
+		sfs_real.close(fd);
+		fd = hi;
+	}
+	sfs_fd_set_internal(fd, true);
+	return fd;
+}
+
+void sfs_internal_close(int fd)
+{
+	if (fd < 0)
+		return;
+	sfs_fd_set_internal(fd, false);
+	sfs_real.close(fd);
+}
+
+static long read_long(const char *path, long dflt)
+{
+	int fd = sfs_real.open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return dflt;
+	char buf[32];
+	ssize_t n = sfs_real.read(fd, buf, sizeof(buf) - 1);
+	sfs_real.close(fd);
+	if (n <= 0)
+		return dflt;
+	buf[n] = '\0';
+	return strtol(buf, NULL, 10);
+}
+
+/* Sets up <root>/.splitfs and the managed device. Returns 0 or -errno. */
+static int setup_root(void)
+{
+	const char *root = sfs_g.opt.root;
+	struct stat st;
+	if (sfs_real.stat(root, &st) != 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	sfs_g.root_dev = st.st_dev;
+	int n = snprintf(sfs_g.priv_dir, sizeof(sfs_g.priv_dir), "%s/.splitfs", root);
+	if (n >= (int)sizeof(sfs_g.priv_dir))
+		return -ENAMETOOLONG;
+	/* Shared by every process and user of the file system, like /tmp. */
+	if (mkdir(sfs_g.priv_dir, 01777) != 0 && errno != EEXIST)
+		return -errno;
+	int dfd = sfs_real.open(sfs_g.priv_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	if (sfs_real.fstat(dfd, &st) != 0 || st.st_dev != sfs_g.root_dev) {
+		sfs_real.close(dfd);
+		return -EXDEV; /* relink needs staging files on the same file system */
+	}
+	sfs_g.priv_dirfd = sfs_internal_fd(dfd);
+	return 0;
+}
+
+static void open_stats_file(void)
+{
+	if (!sfs_g.opt.stats_file[0])
+		return;
+	int fd = sfs_real.open(sfs_g.opt.stats_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+			       0644);
+	if (fd >= 0)
+		sfs_msg_set_fd(sfs_internal_fd(fd));
+	else
+		sfs_warn("SPLITFS_STATS_FILE=%s: %s", sfs_g.opt.stats_file, strerror(errno));
+}
+
+static void do_init(void)
+{
+	char err[PATH_MAX + 128];
+	if (sfs_options_load(&sfs_g.opt, err, sizeof(err)) != 0) {
+		sfs_error("%s; passing every call to the kernel", err);
+		return;
+	}
+	if (!sfs_g.opt.root[0])
+		return;
+	struct rlimit rl;
+	long soft = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? (long)rl.rlim_cur : 1024;
+	sfs_g.fd_floor = (int)SFS_MIN(soft / 2, 512);
+	sfs_g.map_shift = (unsigned)__builtin_ctzll(sfs_g.opt.map_size);
+	sfs_g.max_vmas = read_long("/proc/sys/vm/max_map_count", 65530) / 4;
+	sfs_stats_on = sfs_g.opt.stats;
+	open_stats_file();
+	if (sfs_g.opt.mode != SFS_MODE_POSIX) {
+		sfs_error("SPLITFS_MODE=%s is not available yet; passing every call to the kernel",
+			  sfs_mode_name(sfs_g.opt.mode));
+		return;
+	}
+	int rc = setup_root();
+	if (rc) {
+		sfs_error("SPLITFS_ROOT=%s: %s; passing every call to the kernel", sfs_g.opt.root,
+			  strerror(-rc));
+		return;
+	}
+	sfs_guard_install();
+	pthread_atfork(sfs_atfork_prepare, sfs_atfork_parent, sfs_atfork_child);
+	sfs_demote_inherited();
+	if (sfs_g.opt.verbose) {
+		sfs_options_print(&sfs_g.opt);
+		sfs_msg("managing %s (dev %u:%u), relink backend %s", sfs_g.opt.root,
+			major(sfs_g.root_dev), minor(sfs_g.root_dev),
+			sfs_relink_name(sfs_g.opt.relink));
+	}
+	sfs_g.active = true;
+}
+
+void sfs_init_slow(void)
+{
+	sfs_real_resolve();
+	int expect = 0;
+	if (atomic_compare_exchange_strong(&sfs_init_state, &expect, 1)) {
+		in_init = 1;
+		do_init();
+		in_init = 0;
+		atomic_store_explicit(&sfs_init_state, 2, memory_order_release);
+		return;
+	}
+	if (in_init)
+		return; /* re-entered from init itself: sfs_g.active is still false */
+	while (atomic_load_explicit(&sfs_init_state, memory_order_acquire) != 2)
+		sched_yield();
+}
+
+__attribute__((constructor)) static void splitfs_ctor(void)
+{
+	sfs_init();
+}
+
+__attribute__((destructor)) static void splitfs_dtor(void)
+{
+	if (!sfs_g.active)
+		return;
+	/* What is still staged goes to the kernel, as a plain write would have;
+	 * later writes (other destructors) go straight to the kernel. */
+	sfs_flush_all();
+	sfs_demote_fds(false);
+	sfs_staging_shutdown();
+	if (sfs_stats_on)
+		sfs_stats_print(2, "exit");
+}
+
+SFS_EXPORT const char *splitfs_version(void);
+const char *splitfs_version(void)
+{
+	return SFS_VERSION;
+}

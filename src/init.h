@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Process-wide state: options, the managed file system, start-up and exit. */
+#ifndef SFS_INIT_H
+#define SFS_INIT_H
+
+#include <limits.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "util/options.h"
+
+struct sfs_global {
+	struct sfs_options opt;
+	bool active;		/* a valid root was given: manage its files */
+	dev_t root_dev;		/* st_dev of the managed file system */
+	char priv_dir[PATH_MAX]; /* <root>/.splitfs: staging files, logs */
+	int priv_dirfd;		/* O_PATH|O_DIRECTORY of priv_dir (internal fd) */
+	unsigned map_shift;	/* log2(opt.map_size) */
+	long max_vmas;		/* our mapping budget: vm.max_map_count / 4 */
+	int fd_floor;		/* internal fds are moved at or above this */
+};
+
+extern struct sfs_global sfs_g;
+
+/* 0: not started, 1: running, 2: done. Wrappers call sfs_init() first; it
+ * returns at once after the first call. While init runs on this thread, the
+ * library is inactive and every wrapper passes straight through. */
+extern atomic_int sfs_init_state;
+void sfs_init_slow(void);
+
+static inline void sfs_init(void)
+{
+	if (__builtin_expect(atomic_load_explicit(&sfs_init_state, memory_order_acquire) != 2, 0))
+		sfs_init_slow();
+}
+
+/* True when the library manages files at all (after init). */
+static inline bool sfs_active(void)
+{
+	sfs_init();
+	return sfs_g.active;
+}
+
+/* Moves an internal fd to a high number with O_CLOEXEC and marks it internal
+ * in the fd table, so the application can neither see nor close it. Returns
+ * the new fd (the old one is closed) or the old one if moving failed. */
+int sfs_internal_fd(int fd);
+void sfs_internal_close(int fd);
+
+#endif

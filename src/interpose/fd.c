@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Descriptor calls: close, dup family, fcntl. dup'd descriptors share one
+ * open-file object, as they share one open file description in the kernel.
+ * The library's own descriptors are invisible: closing or duplicating one
+ * answers EBADF, as it would without the library. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdarg.h>
+#include <unistd.h>
+
+#include "../fs/flush.h"
+#include "../fs/inode.h"
+#include "../fs/process.h"
+#include "../util/msg.h"
+#include "wrap.h"
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+SFS_EXPORT int close(int fd)
+{
+	if (!sfs_active())
+		return sfs_real.close(fd);
+	if (sfs_fd_is_internal(fd)) {
+		errno = EBADF;
+		return -1;
+	}
+	struct sfs_file *f = sfs_fd_remove(fd);
+	if (!f)
+		return sfs_real.close(fd);
+	uint64_t t0 = sfs_stat_start();
+	int r = sfs_file_close(fd, f);
+	sfs_stat_call_end(SFS_CALL_close, t0, 0, false);
+	return r;
+}
+
+/* The kernel closed fd (dup2 over it): relink and drop our entry. */
+static void closed_by_kernel(int fd)
+{
+	struct sfs_file *gone = sfs_fd_remove(fd);
+	if (gone) {
+		sfs_inode_flush(gone->inode, SFS_FLUSH_VISIBLE);
+		sfs_file_put(gone);
+	}
+}
+
+/* newfd now refers to what oldfd does. */
+static void duplicated(int oldfd, int newfd)
+{
+	struct sfs_file *f = sfs_fd_get(oldfd);
+	if (f) {
+		sfs_fd_install(newfd, f);
+		sfs_file_put(f);
+	}
+}
+
+static int close_range_impl(unsigned first, unsigned last, int flags)
+{
+	if (!sfs_active() || (flags & CLOSE_RANGE_CLOEXEC) || first > last)
+		return sfs_real.close_range(first, last, flags);
+	unsigned limit = (unsigned)sfs_fd_limit();
+	unsigned end = last < limit ? last : (limit ? limit - 1 : 0);
+	for (unsigned fd = first; fd <= end && fd < limit; fd++)
+		closed_by_kernel((int)fd);
+	/* Close around the library's own descriptors. */
+	unsigned lo = first;
+	for (unsigned fd = first; fd <= end && fd < limit; fd++) {
+		if (!sfs_fd_is_internal((int)fd))
+			continue;
+		if (lo < fd && sfs_real.close_range(lo, fd - 1, flags) != 0)
+			return -1;
+		lo = fd + 1;
+	}
+	if (lo <= last)
+		return sfs_real.close_range(lo, last, flags);
+	return 0;
+}
+
+SFS_EXPORT int close_range(unsigned first, unsigned last, int flags)
+{
+	return close_range_impl(first, last, flags);
+}
+
+SFS_EXPORT void closefrom(int lowfd)
+{
+	if (lowfd < 0)
+		lowfd = 0;
+	if (close_range_impl((unsigned)lowfd, ~0U, 0) != 0) {
+		/* No close_range (old kernel): close what the table knows. */
+		int limit = sfs_fd_limit();
+		for (int fd = lowfd; fd < limit; fd++)
+			if (!sfs_fd_is_internal(fd))
+				close(fd);
+		sfs_real.closefrom(limit > lowfd ? limit : lowfd);
+	}
+}
+
+SFS_EXPORT int dup(int fd)
+{
+	if (!sfs_active())
+		return sfs_real.dup(fd);
+	if (sfs_fd_is_internal(fd)) {
+		errno = EBADF;
+		return -1;
+	}
+	int r = sfs_real.dup(fd);
+	if (r >= 0)
+		duplicated(fd, r);
+	return r;
+}
+
+/* dup2/dup3 onto one of the library's descriptors. Moving ours out of the
+ * way is not implemented: refuse rather than lose the library's file. */
+static int onto_internal(int newfd)
+{
+	sfs_warn("dup2 onto descriptor %d, which the library uses: refused (EBUSY)", newfd);
+	errno = EBUSY;
+	return -1;
+}
+
+SFS_EXPORT int dup2(int oldfd, int newfd)
+{
+	if (!sfs_active())
+		return sfs_real.dup2(oldfd, newfd);
+	if (sfs_fd_is_internal(oldfd)) {
+		errno = EBADF;
+		return -1;
+	}
+	if (oldfd != newfd && sfs_fd_is_internal(newfd))
+		return onto_internal(newfd);
+	int r = sfs_real.dup2(oldfd, newfd);
+	if (r >= 0 && oldfd != newfd) {
+		closed_by_kernel(newfd);
+		duplicated(oldfd, newfd);
+	}
+	return r;
+}
+
+SFS_EXPORT int dup3(int oldfd, int newfd, int flags)
+{
+	if (!sfs_active())
+		return sfs_real.dup3(oldfd, newfd, flags);
+	if (sfs_fd_is_internal(oldfd)) {
+		errno = EBADF;
+		return -1;
+	}
+	if (oldfd != newfd && sfs_fd_is_internal(newfd))
+		return onto_internal(newfd);
+	int r = sfs_real.dup3(oldfd, newfd, flags);
+	if (r >= 0) {
+		closed_by_kernel(newfd);
+		duplicated(oldfd, newfd);
+	}
+	return r;
+}
+
+/* The status flags F_SETFL may change (the rest of f->flags stays). */
+#define SETFL_MASK (O_APPEND | O_NONBLOCK | O_NOATIME | O_DIRECT | O_ASYNC)
+
+static int fcntl_impl(int (*real)(int, int, ...), int fd, int cmd, void *arg)
+{
+	if (!sfs_active())
+		return real(fd, cmd, arg);
+	if (sfs_fd_is_internal(fd)) {
+		errno = EBADF;
+		return -1;
+	}
+	int r = real(fd, cmd, arg);
+	if (r < 0)
+		return r;
+	if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) {
+		duplicated(fd, r);
+	} else if (cmd == F_SETFL) {
+		struct sfs_file *f = sfs_fd_get(fd);
+		if (f) {
+			int want = (int)(intptr_t)arg;
+			int old = sfs_file_flags(f);
+			atomic_store(&f->flags, (old & ~SETFL_MASK) | (want & SETFL_MASK));
+			if (want & O_DIRECT) /* the kernel's own I/O path from now on */
+				sfs_demote_inode(f->inode);
+			sfs_file_put(f);
+		}
+	}
+	return r;
+}
+
+SFS_EXPORT int fcntl(int fd, int cmd, ...)
+{
+	va_list ap;
+	va_start(ap, cmd);
+	void *arg = va_arg(ap, void *);
+	va_end(ap);
+	sfs_init();
+	return fcntl_impl(sfs_real.fcntl, fd, cmd, arg);
+}
+
+SFS_EXPORT int fcntl64(int fd, int cmd, ...)
+{
+	va_list ap;
+	va_start(ap, cmd);
+	void *arg = va_arg(ap, void *);
+	va_end(ap);
+	sfs_init();
+	return fcntl_impl(sfs_real.fcntl64 ? sfs_real.fcntl64 : sfs_real.fcntl, fd, cmd, arg);
+}

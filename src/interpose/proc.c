@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Processes: fork (through pthread_atfork handlers, see fs/process.h),
+ * vfork, the exec family, posix_spawn, system and popen. Before a new
+ * program or process can see a managed descriptor, staged data is relinked
+ * and offsets are written back to the kernel; descriptors the other process
+ * inherits are then left to the kernel in this one. */
+#define _GNU_SOURCE
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "../fs/process.h"
+#include "wrap.h"
+
+/* vfork's child borrows the parent's memory, so the library's wrappers in
+ * it would edit the parent's tables: give it a real copy (POSIX allows
+ * vfork to be fork). The atfork handlers run as for fork. */
+SFS_EXPORT pid_t vfork(void)
+{
+	sfs_init();
+	return sfs_real.fork();
+}
+
+static void before_exec(void)
+{
+	if (sfs_active()) {
+		uint64_t t0 = sfs_stat_start();
+		sfs_prepare_share();
+		sfs_stat_call_end(SFS_CALL_exec, t0, 0, true);
+		if (sfs_stats_on)
+			sfs_stats_print(2, "exec");
+	}
+}
+
+SFS_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	before_exec();
+	return sfs_real.execve(path, argv, envp);
+}
+
+SFS_EXPORT int execv(const char *path, char *const argv[])
+{
+	before_exec();
+	return sfs_real.execv(path, argv);
+}
+
+SFS_EXPORT int execvp(const char *file, char *const argv[])
+{
+	before_exec();
+	return sfs_real.execvp(file, argv);
+}
+
+SFS_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	before_exec();
+	return sfs_real.execvpe(file, argv, envp);
+}
+
+SFS_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	before_exec();
+	return sfs_real.fexecve(fd, argv, envp);
+}
+
+SFS_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
+			int flags)
+{
+	before_exec();
+	return sfs_real.execveat(dirfd, path, argv, envp, flags);
+}
+
+/* execl, execlp, execle: collect the variadic list into an argv array. */
+static char **collect(const char *arg0, va_list ap, char ***envp)
+{
+	va_list count;
+	va_copy(count, ap);
+	size_t n = 1;
+	while (va_arg(count, char *))
+		n++;
+	va_end(count);
+	char **argv = malloc((n + 1) * sizeof(*argv));
+	if (!argv)
+		return NULL;
+	argv[0] = (char *)arg0;
+	for (size_t i = 1; i <= n; i++)
+		argv[i] = va_arg(ap, char *);
+	if (envp)
+		*envp = va_arg(ap, char **);
+	return argv;
+}
+
+SFS_EXPORT int execl(const char *path, const char *arg0, ...)
+{
+	va_list ap;
+	va_start(ap, arg0);
+	char **argv = collect(arg0, ap, NULL);
+	va_end(ap);
+	if (!argv)
+		return -1;
+	int r = execv(path, argv);
+	free(argv);
+	return r;
+}
+
+SFS_EXPORT int execlp(const char *file, const char *arg0, ...)
+{
+	va_list ap;
+	va_start(ap, arg0);
+	char **argv = collect(arg0, ap, NULL);
+	va_end(ap);
+	if (!argv)
+		return -1;
+	int r = execvp(file, argv);
+	free(argv);
+	return r;
+}
+
+SFS_EXPORT int execle(const char *path, const char *arg0, ...)
+{
+	va_list ap;
+	char **envp = NULL;
+	va_start(ap, arg0);
+	char **argv = collect(arg0, ap, &envp);
+	va_end(ap);
+	if (!argv)
+		return -1;
+	int r = execve(path, argv, envp);
+	free(argv);
+	return r;
+}
+
+/* After a spawn the child holds copies of every descriptor without
+ * FD_CLOEXEC, and file actions may dup any descriptor into it. */
+static void after_spawn(bool any_fd)
+{
+	if (sfs_g.active)
+		sfs_demote_fds(!any_fd);
+}
+
+SFS_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+			   const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	sfs_init();
+	sfs_prepare_share();
+	int r = sfs_real.posix_spawn(pid, path, fa, attr, argv, envp);
+	after_spawn(fa != NULL);
+	return r;
+}
+
+SFS_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+			    const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	sfs_init();
+	sfs_prepare_share();
+	int r = sfs_real.posix_spawnp(pid, file, fa, attr, argv, envp);
+	after_spawn(fa != NULL);
+	return r;
+}
+
+SFS_EXPORT int system(const char *cmd)
+{
+	sfs_init();
+	sfs_prepare_share();
+	int r = sfs_real.system(cmd);
+	after_spawn(false);
+	return r;
+}
+
+SFS_EXPORT FILE *popen(const char *cmd, const char *mode)
+{
+	sfs_init();
+	sfs_prepare_share();
+	FILE *r = sfs_real.popen(cmd, mode);
+	after_spawn(false);
+	return r;
+}

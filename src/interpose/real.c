@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#define _GNU_SOURCE
+#include "real.h"
+
+#include <dlfcn.h>
+#include <stddef.h>
+#include <stdatomic.h>
+#include <unistd.h>
+
+#include "../util/compiler.h"
+
+struct sfs_real_table sfs_real;
+
+struct real_row {
+	const char *name;
+	size_t offset;
+};
+
+static const struct real_row rows[] = {
+#define SFS_X(ret, name, args) {#name, offsetof(struct sfs_real_table, name)},
+	SFS_REAL_FUNCS(SFS_X)
+#undef SFS_X
+};
+
+static atomic_int resolved;
+
+void sfs_real_resolve(void)
+{
+	if (atomic_load_explicit(&resolved, memory_order_acquire))
+		return;
+	/* Racing threads resolve the same values; the stores are idempotent. */
+	for (size_t i = 0; i < SFS_ARRAY_SIZE(rows); i++) {
+		void *p = dlsym(RTLD_NEXT, rows[i].name);
+		*(void **)((char *)&sfs_real + rows[i].offset) = p;
+	}
+	atomic_store_explicit(&resolved, 1, memory_order_release);
+}

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The real libc functions, resolved once with dlsym(RTLD_NEXT). The library
+ * never calls its own exported names: every internal system call goes
+ * through sfs_real. The list is data (one row per function); the wrappers
+ * are written out in the other files of this folder. */
+#ifndef SFS_INTERPOSE_REAL_H
+#define SFS_INTERPOSE_REAL_H
+
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+/* X(return type, name, parameter list). Rows marked OPT may be missing from
+ * an older libc; the wrapper then answers ENOSYS. */
+#define SFS_REAL_FUNCS(X)                                                                          \
+	X(int, open, (const char *, int, ...))                                                     \
+	X(int, open64, (const char *, int, ...))                                                   \
+	X(int, openat, (int, const char *, int, ...))                                              \
+	X(int, openat64, (int, const char *, int, ...))                                            \
+	X(int, __open_2, (const char *, int))                                                      \
+	X(int, __open64_2, (const char *, int))                                                    \
+	X(int, __openat_2, (int, const char *, int))                                               \
+	X(int, __openat64_2, (int, const char *, int))                                             \
+	X(int, creat, (const char *, mode_t))                                                      \
+	X(int, creat64, (const char *, mode_t))                                                    \
+	X(ssize_t, read, (int, void *, size_t))                                                    \
+	X(ssize_t, __read_chk, (int, void *, size_t, size_t))                                      \
+	X(ssize_t, pread, (int, void *, size_t, off_t))                                            \
+	X(ssize_t, pread64, (int, void *, size_t, off_t))                                          \
+	X(ssize_t, __pread_chk, (int, void *, size_t, off_t, size_t))                              \
+	X(ssize_t, __pread64_chk, (int, void *, size_t, off_t, size_t))                            \
+	X(ssize_t, readv, (int, const struct iovec *, int))                                        \
+	X(ssize_t, preadv, (int, const struct iovec *, int, off_t))                                \
+	X(ssize_t, preadv64, (int, const struct iovec *, int, off_t))                              \
+	X(ssize_t, preadv2, (int, const struct iovec *, int, off_t, int))                          \
+	X(ssize_t, preadv64v2, (int, const struct iovec *, int, off_t, int))                       \
+	X(ssize_t, write, (int, const void *, size_t))                                             \
+	X(ssize_t, pwrite, (int, const void *, size_t, off_t))                                     \
+	X(ssize_t, pwrite64, (int, const void *, size_t, off_t))                                   \
+	X(ssize_t, writev, (int, const struct iovec *, int))                                       \
+	X(ssize_t, pwritev, (int, const struct iovec *, int, off_t))                               \
+	X(ssize_t, pwritev64, (int, const struct iovec *, int, off_t))                             \
+	X(ssize_t, pwritev2, (int, const struct iovec *, int, off_t, int))                         \
+	X(ssize_t, pwritev64v2, (int, const struct iovec *, int, off_t, int))                      \
+	X(off_t, lseek, (int, off_t, int))                                                         \
+	X(off_t, lseek64, (int, off_t, int))                                                       \
+	X(int, fsync, (int))                                                                       \
+	X(int, fdatasync, (int))                                                                   \
+	X(int, sync_file_range, (int, off_t, off_t, unsigned int))                                 \
+	X(int, syncfs, (int))                                                                      \
+	X(void, sync, (void))                                                                      \
+	X(int, ftruncate, (int, off_t))                                                            \
+	X(int, ftruncate64, (int, off_t))                                                          \
+	X(int, truncate, (const char *, off_t))                                                    \
+	X(int, truncate64, (const char *, off_t))                                                  \
+	X(int, fallocate, (int, int, off_t, off_t))                                                \
+	X(int, fallocate64, (int, int, off_t, off_t))                                              \
+	X(int, posix_fallocate, (int, off_t, off_t))                                               \
+	X(int, posix_fallocate64, (int, off_t, off_t))                                             \
+	X(int, close, (int))                                                                       \
+	X(int, close_range, (unsigned int, unsigned int, int))                                     \
+	X(void, closefrom, (int))                                                                  \
+	X(int, dup, (int))                                                                         \
+	X(int, dup2, (int, int))                                                                   \
+	X(int, dup3, (int, int, int))                                                              \
+	X(int, fcntl, (int, int, ...))                                                             \
+	X(int, fcntl64, (int, int, ...))                                                           \
+	X(int, fstat, (int, struct stat *))                                                        \
+	X(int, fstat64, (int, struct stat64 *))                                                    \
+	X(int, stat, (const char *, struct stat *))                                                \
+	X(int, stat64, (const char *, struct stat64 *))                                            \
+	X(int, lstat, (const char *, struct stat *))                                               \
+	X(int, lstat64, (const char *, struct stat64 *))                                           \
+	X(int, fstatat, (int, const char *, struct stat *, int))                                   \
+	X(int, fstatat64, (int, const char *, struct stat64 *, int))                               \
+	X(int, statx, (int, const char *, int, unsigned int, struct statx *))                      \
+	X(int, unlink, (const char *))                                                             \
+	X(int, unlinkat, (int, const char *, int))                                                 \
+	X(int, rename, (const char *, const char *))                                               \
+	X(int, renameat, (int, const char *, int, const char *))                                   \
+	X(int, renameat2, (int, const char *, int, const char *, unsigned int))                    \
+	X(int, remove, (const char *))                                                             \
+	X(void *, mmap, (void *, size_t, int, int, int, off_t))                                    \
+	X(void *, mmap64, (void *, size_t, int, int, int, off_t))                                  \
+	X(ssize_t, sendfile, (int, int, off_t *, size_t))                                          \
+	X(ssize_t, sendfile64, (int, int, off_t *, size_t))                                        \
+	X(ssize_t, copy_file_range, (int, off_t *, int, off_t *, size_t, unsigned int))            \
+	X(ssize_t, splice, (int, off_t *, int, off_t *, size_t, unsigned int))                     \
+	X(pid_t, fork, (void))                                                                     \
+	X(int, execve, (const char *, char *const[], char *const[]))                               \
+	X(int, execv, (const char *, char *const[]))                                               \
+	X(int, execvp, (const char *, char *const[]))                                              \
+	X(int, execvpe, (const char *, char *const[], char *const[]))                              \
+	X(int, fexecve, (int, char *const[], char *const[]))                                       \
+	X(int, execveat, (int, const char *, char *const[], char *const[], int))                   \
+	X(int, posix_spawn, (pid_t *, const char *, const posix_spawn_file_actions_t *,            \
+			     const posix_spawnattr_t *, char *const[], char *const[]))             \
+	X(int, posix_spawnp, (pid_t *, const char *, const posix_spawn_file_actions_t *,           \
+			      const posix_spawnattr_t *, char *const[], char *const[]))            \
+	X(int, system, (const char *))                                                             \
+	X(FILE *, popen, (const char *, const char *))                                             \
+	X(FILE *, fopen, (const char *, const char *))                                             \
+	X(FILE *, fopen64, (const char *, const char *))                                           \
+	X(FILE *, fdopen, (int, const char *))                                                     \
+	X(FILE *, freopen, (const char *, const char *, FILE *))                                   \
+	X(FILE *, freopen64, (const char *, const char *, FILE *))                                 \
+	X(int, fclose, (FILE *))                                                                   \
+	X(int, ioctl, (int, unsigned long, ...))                                                   \
+	X(long, syscall, (long, ...))                                                              \
+	X(int, sigaction, (int, const struct sigaction *, struct sigaction *))                     \
+	X(__sighandler_t, signal, (int, __sighandler_t))
+
+struct sfs_real_table {
+#define SFS_X(ret, name, args) ret(*name) args;
+	SFS_REAL_FUNCS(SFS_X)
+#undef SFS_X
+};
+
+extern struct sfs_real_table sfs_real;
+
+/* Resolves every row. Safe to call more than once and from any thread. */
+void sfs_real_resolve(void);
+
+#endif

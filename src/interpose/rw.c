@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* read/write/pread/pwrite and their fortified forms. */
+#define _GNU_SOURCE
+#include <unistd.h>
+
+#include "wrap.h"
+
+/* The _FORTIFY_SOURCE entry points (declared only inside glibc's headers). */
+ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen);
+ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen);
+ssize_t __pread64_chk(int fd, void *buf, size_t n, off_t off, size_t buflen);
+
+SFS_EXPORT ssize_t read(int fd, void *buf, size_t n)
+{
+	struct sfs_file *f = sfs_wrap_file(fd);
+	if (!f)
+		return sfs_real.read(fd, buf, n);
+	uint64_t t0 = sfs_stat_start();
+	return sfs_wrap_done(f, SFS_CALL_read, t0, sfs_file_read(f, buf, n));
+}
+
+SFS_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
+{
+	if (n > buflen) /* let libc report the overflow and abort, as it would */
+		return sfs_real.__read_chk(fd, buf, n, buflen);
+	return read(fd, buf, n);
+}
+
+SFS_EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
+{
+	struct sfs_file *f = sfs_wrap_file(fd);
+	if (!f)
+		return sfs_real.pread(fd, buf, n, off);
+	uint64_t t0 = sfs_stat_start();
+	return sfs_wrap_done(f, SFS_CALL_pread, t0, sfs_file_pread(f, buf, n, off));
+}
+
+SFS_EXPORT ssize_t pread64(int fd, void *buf, size_t n, off_t off)
+{
+	struct sfs_file *f = sfs_wrap_file(fd);
+	if (!f)
+		return sfs_real.pread64(fd, buf, n, off);
+	uint64_t t0 = sfs_stat_start();
+	return sfs_wrap_done(f, SFS_CALL_pread, t0, sfs_file_pread(f, buf, n, off));
+}
+
+SFS_EXPORT ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen)
+{
+	if (n > buflen)
+		return sfs_real.__pread_chk(fd, buf, n, off, buflen);
+	return pread(fd, buf, n, off);
+}
+
+SFS_EXPORT ssize_t __pread64_chk(int fd, void *buf, size_t n, off_t off, size_t buflen)
+{
+	if (n > buflen)
+		return sfs_real.__pread64_chk(fd, buf, n, off, buflen);
+	return pread64(fd, buf, n, off);
+}
+
+SFS_EXPORT ssize_t write(int fd, const void *buf, size_t n)
+{
+	struct sfs_file *f = sfs_wrap_file(fd);
+	if (!f)
+		return sfs_real.write(fd, buf, n);
+	uint64_t t0 = sfs_stat_start();
+	return sfs_wrap_done(f, SFS_CALL_write, t0, sfs_file_write(f, buf, n));
+}
+
+SFS_EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
+{
+	struct sfs_file *f = sfs_wrap_file(fd);
+	if (!f)
+		return sfs_real.pwrite(fd, buf, n, off);
+	uint64_t t0 = sfs_stat_start();
+	return sfs_wrap_done(f, SFS_CALL_pwrite, t0, sfs_file_pwrite(f, buf, n, off));
+}
+
+SFS_EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off)
+{
+	struct sfs_file *f = sfs_wrap_file(fd);
+	if (!f)
+		return sfs_real.pwrite64(fd, buf, n, off);
+	uint64_t t0 = sfs_stat_start();
+	return sfs_wrap_done(f, SFS_CALL_pwrite, t0, sfs_file_pwrite(f, buf, n, off));
+}

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* File offset and size: lseek, ftruncate/truncate, fallocate. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../fs/flush.h"
+#include "../fs/inode.h"
+#include "wrap.h"
+
+SFS_EXPORT off_t lseek(int fd, off_t off, int whence)
+{
+	struct sfs_file *f = sfs_wrap_file(fd);
+	if (!f)
+		return sfs_real.lseek(fd, off, whence);
+	uint64_t t0 = sfs_stat_start();
+	return sfs_wrap_done(f, SFS_CALL_lseek, t0, sfs_file_lseek(f, off, whence));
+}
+
+SFS_EXPORT off_t lseek64(int fd, off_t off, int whence)
+{
+	struct sfs_file *f = sfs_wrap_file(fd);
+	if (!f)
+		return sfs_real.lseek64(fd, off, whence);
+	uint64_t t0 = sfs_stat_start();
+	return sfs_wrap_done(f, SFS_CALL_lseek, t0, sfs_file_lseek(f, off, whence));
+}
+
+static int ftruncate_impl(int (*real)(int, off_t), int fd, off_t len)
+{
+	struct sfs_file *f = sfs_wrap_file(fd);
+	if (!f)
+		return real(fd, len);
+	uint64_t t0 = sfs_stat_start();
+	return (int)sfs_wrap_done(f, SFS_CALL_truncate, t0,
+				  sfs_inode_truncate(f->inode, fd, NULL, len));
+}
+
+SFS_EXPORT int ftruncate(int fd, off_t len)
+{
+	sfs_init();
+	return ftruncate_impl(sfs_real.ftruncate, fd, len);
+}
+
+SFS_EXPORT int ftruncate64(int fd, off_t len)
+{
+	sfs_init();
+	return ftruncate_impl(sfs_real.ftruncate64, fd, len);
+}
+
+/* truncate(path) of a file this process has open: relink first. */
+static int truncate_impl(int (*real)(const char *, off_t), const char *path, off_t len)
+{
+	struct stat st;
+	if (!sfs_active() || sfs_inode_staged_count() == 0 || sfs_real.stat(path, &st) != 0)
+		return real(path, len);
+	struct sfs_inode *in = sfs_inode_find(st.st_dev, st.st_ino);
+	if (!in)
+		return real(path, len);
+	int r = (int)sfs_ret(sfs_inode_truncate(in, -1, path, len));
+	sfs_inode_put(in);
+	return r;
+}
+
+SFS_EXPORT int truncate(const char *path, off_t len)
+{
+	sfs_init();
+	return truncate_impl(sfs_real.truncate, path, len);
+}
+
+SFS_EXPORT int truncate64(const char *path, off_t len)
+{
+	sfs_init();
+	return truncate_impl(sfs_real.truncate64, path, len);
+}
+
+/* fallocate changes blocks and maybe the size: the kernel does it, on a
+ * complete view of the file, and the library re-reads the size after. */
+static int fallocate_impl(int (*real)(int, int, off_t, off_t), int fd, int mode, off_t off,
+			  off_t len)
+{
+	struct sfs_kview kv;
+	sfs_init();
+	sfs_kview_begin(&kv, fd, false);
+	int r = real(fd, mode, off, len);
+	sfs_kview_end(&kv);
+	return r;
+}
+
+SFS_EXPORT int fallocate(int fd, int mode, off_t off, off_t len)
+{
+	sfs_init();
+	return fallocate_impl(sfs_real.fallocate, fd, mode, off, len);
+}
+
+SFS_EXPORT int fallocate64(int fd, int mode, off_t off, off_t len)
+{
+	sfs_init();
+	return fallocate_impl(sfs_real.fallocate64, fd, mode, off, len);
+}
+
+/* posix_fallocate returns an error number instead of setting errno. */
+static int posix_fallocate_impl(int (*real)(int, off_t, off_t), int fd, off_t off, off_t len)
+{
+	struct sfs_kview kv;
+	sfs_kview_begin(&kv, fd, false);
+	int r = real(fd, off, len);
+	sfs_kview_end(&kv);
+	return r;
+}
+
+SFS_EXPORT int posix_fallocate(int fd, off_t off, off_t len)
+{
+	sfs_init();
+	return posix_fallocate_impl(sfs_real.posix_fallocate, fd, off, len);
+}
+
+SFS_EXPORT int posix_fallocate64(int fd, off_t off, off_t len)
+{
+	sfs_init();
+	return posix_fallocate_impl(sfs_real.posix_fallocate64, fd, off, len);
+}

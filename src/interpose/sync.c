@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Durability: fsync and fdatasync relink atomically, then sync. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "../fs/flush.h"
+#include "wrap.h"
+
+SFS_EXPORT int fsync(int fd)
+{
+	struct sfs_file *f = sfs_wrap_file(fd);
+	if (!f)
+		return sfs_real.fsync(fd);
+	uint64_t t0 = sfs_stat_start();
+	return (int)sfs_wrap_done(f, SFS_CALL_fsync, t0, sfs_inode_sync(f->inode, fd, false));
+}
+
+SFS_EXPORT int fdatasync(int fd)
+{
+	struct sfs_file *f = sfs_wrap_file(fd);
+	if (!f)
+		return sfs_real.fdatasync(fd);
+	uint64_t t0 = sfs_stat_start();
+	return (int)sfs_wrap_done(f, SFS_CALL_fdatasync, t0, sfs_inode_sync(f->inode, fd, true));
+}
+
+SFS_EXPORT int sync_file_range(int fd, off_t off, off_t n, unsigned int flags)
+{
+	struct sfs_kview kv;
+	sfs_init();
+	sfs_kview_begin(&kv, fd, false);
+	int r = sfs_real.sync_file_range(fd, off, n, flags);
+	sfs_kview_end(&kv);
+	return r;
+}
+
+SFS_EXPORT int syncfs(int fd)
+{
+	if (sfs_active())
+		sfs_flush_all();
+	return sfs_real.syncfs(fd);
+}
+
+SFS_EXPORT void sync(void)
+{
+	if (sfs_active())
+		sfs_flush_all();
+	sfs_real.sync();
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* What every wrapper needs. A wrapper decides "ours or pass through", calls
+ * the fs layer, converts -errno to errno, and holds no policy. */
+#ifndef SFS_INTERPOSE_WRAP_H
+#define SFS_INTERPOSE_WRAP_H
+
+#include <errno.h>
+
+#include "../fs/fdtable.h"
+#include "../fs/file.h"
+#include "../fs/fileops.h"
+#include "../init.h"
+#include "../util/compiler.h"
+#include "../util/stats.h"
+#include "real.h"
+
+/* A count or -errno, in the libc convention (-1 and errno). */
+static inline long sfs_ret(long r)
+{
+	if (r < 0) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
+
+/* The managed file at fd, with a reference, or NULL: pass through. */
+static inline struct sfs_file *sfs_wrap_file(int fd)
+{
+	return sfs_active() ? sfs_fd_get(fd) : NULL;
+}
+
+/* Ends a managed call: releases the file, counts it, converts the result. */
+static inline long sfs_wrap_done(struct sfs_file *f, enum sfs_call c, uint64_t t0, long r)
+{
+	sfs_file_put(f);
+	sfs_stat_call_end(c, t0, r > 0 ? (uint64_t)r : 0, false);
+	return sfs_ret(r);
+}
+
+#endif

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Calls that move data inside the kernel or reach it by number: sendfile,
+ * copy_file_range, splice, ioctl and syscall. The kernel serves them; the
+ * library first makes the kernel's view of every managed file involved
+ * complete and afterwards re-reads offsets and sizes (kview brackets). */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <stdarg.h>
+#include <sys/ioctl.h>
+#include <sys/sendfile.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "../fs/flush.h"
+#include "../fs/inode.h"
+#include "wrap.h"
+
+static ssize_t sendfile_impl(ssize_t (*real)(int, int, off_t *, size_t), int out, int in,
+			     off_t *off, size_t n)
+{
+	struct sfs_kview kin, kout;
+	sfs_init();
+	sfs_kview_begin(&kin, in, off == NULL);
+	sfs_kview_begin(&kout, out, true);
+	ssize_t r = real(out, in, off, n);
+	sfs_kview_end(&kout);
+	sfs_kview_end(&kin);
+	return r;
+}
+
+SFS_EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t n)
+{
+	sfs_init();
+	return sendfile_impl(sfs_real.sendfile, out, in, off, n);
+}
+
+SFS_EXPORT ssize_t sendfile64(int out, int in, off_t *off, size_t n)
+{
+	sfs_init();
+	return sendfile_impl(sfs_real.sendfile64, out, in, off, n);
+}
+
+SFS_EXPORT ssize_t copy_file_range(int in, off_t *inoff, int out, off_t *outoff, size_t n,
+				   unsigned int flags)
+{
+	struct sfs_kview kin, kout;
+	sfs_init();
+	sfs_kview_begin(&kin, in, inoff == NULL);
+	sfs_kview_begin(&kout, out, outoff == NULL);
+	ssize_t r = sfs_real.copy_file_range(in, inoff, out, outoff, n, flags);
+	sfs_kview_end(&kout);
+	sfs_kview_end(&kin);
+	return r;
+}
+
+SFS_EXPORT ssize_t splice(int in, off_t *inoff, int out, off_t *outoff, size_t n,
+			  unsigned int flags)
+{
+	struct sfs_kview kin, kout;
+	sfs_init();
+	sfs_kview_begin(&kin, in, inoff == NULL);
+	sfs_kview_begin(&kout, out, outoff == NULL);
+	ssize_t r = sfs_real.splice(in, inoff, out, outoff, n, flags);
+	sfs_kview_end(&kout);
+	sfs_kview_end(&kin);
+	return r;
+}
+
+/* Ioctls that read another file's blocks (clone, dedupe, exchange): every
+ * file must be complete in the kernel, and every size re-read after. */
+#define SFS_XFS_IOC_EXCHANGE_RANGE_NR 129
+static bool touches_other_files(unsigned long req)
+{
+	return req == FICLONE || req == FICLONERANGE || req == FIDEDUPERANGE ||
+	       (_IOC_TYPE(req) == 'X' && _IOC_NR(req) == SFS_XFS_IOC_EXCHANGE_RANGE_NR);
+}
+
+static void resync_one(struct sfs_inode *in, void *unused)
+{
+	(void)unused;
+	struct stat st;
+	if (sfs_real.fstat(in->kfd, &st) == 0) {
+		pthread_mutex_lock(&in->lock);
+		sfs_inode_resync_locked(in, st.st_size);
+		pthread_mutex_unlock(&in->lock);
+	}
+}
+
+SFS_EXPORT int ioctl(int fd, unsigned long req, ...)
+{
+	va_list ap;
+	va_start(ap, req);
+	void *arg = va_arg(ap, void *);
+	va_end(ap);
+	if (!sfs_active())
+		return sfs_real.ioctl(fd, req, arg);
+	bool all = touches_other_files(req);
+	if (all)
+		sfs_flush_all();
+	struct sfs_kview kv;
+	sfs_kview_begin(&kv, fd, false);
+	int r = sfs_real.ioctl(fd, req, arg);
+	sfs_kview_end(&kv);
+	if (all) {
+		int saved = errno;
+		sfs_inode_foreach(resync_one, NULL);
+		errno = saved;
+	}
+	return r;
+}
+
+/* syscall(2): the numbers that touch file data or descriptors are routed to
+ * the wrappers (fsx calls copy_file_range this way, stress-ng dup3/open).
+ * Everything else goes straight to the kernel. */
+SFS_EXPORT long syscall(long nr, ...)
+{
+	va_list ap;
+	va_start(ap, nr);
+	long a[6];
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	if (!sfs_active())
+		return sfs_real.syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	switch (nr) {
+	case SYS_read:
+		return read((int)a[0], (void *)a[1], (size_t)a[2]);
+	case SYS_write:
+		return write((int)a[0], (const void *)a[1], (size_t)a[2]);
+	case SYS_pread64:
+		return pread64((int)a[0], (void *)a[1], (size_t)a[2], (off_t)a[3]);
+	case SYS_pwrite64:
+		return pwrite64((int)a[0], (const void *)a[1], (size_t)a[2], (off_t)a[3]);
+	case SYS_readv:
+		return readv((int)a[0], (const struct iovec *)a[1], (int)a[2]);
+	case SYS_writev:
+		return writev((int)a[0], (const struct iovec *)a[1], (int)a[2]);
+	case SYS_lseek:
+		return lseek((int)a[0], (off_t)a[1], (int)a[2]);
+	case SYS_fsync:
+		return fsync((int)a[0]);
+	case SYS_fdatasync:
+		return fdatasync((int)a[0]);
+	case SYS_ftruncate:
+		return ftruncate((int)a[0], (off_t)a[1]);
+	case SYS_fallocate:
+		return fallocate((int)a[0], (int)a[1], (off_t)a[2], (off_t)a[3]);
+	case SYS_close:
+		return close((int)a[0]);
+	case SYS_dup:
+		return dup((int)a[0]);
+	case SYS_dup2:
+		return dup2((int)a[0], (int)a[1]);
+	case SYS_dup3:
+		return dup3((int)a[0], (int)a[1], (int)a[2]);
+	case SYS_open:
+		return open((const char *)a[0], (int)a[1], (mode_t)a[2]);
+	case SYS_openat:
+		return openat((int)a[0], (const char *)a[1], (int)a[2], (mode_t)a[3]);
+	case SYS_sendfile:
+		return sendfile((int)a[0], (int)a[1], (off_t *)a[2], (size_t)a[3]);
+	case SYS_copy_file_range:
+		return copy_file_range((int)a[0], (off_t *)a[1], (int)a[2], (off_t *)a[3],
+				       (size_t)a[4], (unsigned)a[5]);
+	case SYS_splice:
+		return splice((int)a[0], (off_t *)a[1], (int)a[2], (off_t *)a[3], (size_t)a[4],
+			      (unsigned)a[5]);
+	case SYS_fstat:
+		return fstat((int)a[0], (struct stat *)a[1]);
+	case SYS_newfstatat:
+		return fstatat((int)a[0], (const char *)a[1], (struct stat *)a[2], (int)a[3]);
+	case SYS_statx:
+		return statx((int)a[0], (const char *)a[1], (int)a[2], (unsigned)a[3],
+			     (struct statx *)a[4]);
+	default:
+		return sfs_real.syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	}
+}

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#define _GNU_SOURCE
+#include "maptab.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#include "../init.h"
+#include "../interpose/real.h"
+#include "../util/stats.h"
+
+static atomic_long nmapped;
+
+long sfs_map_count(void)
+{
+	return atomic_load_explicit(&nmapped, memory_order_relaxed);
+}
+
+static _Atomic(char *) *leaf(struct sfs_maptab *t, uint64_t idx, bool create)
+{
+	uint64_t hi = idx / SFS_MAP_FANOUT;
+	if (hi >= SFS_MAP_FANOUT)
+		return NULL;
+	_Atomic(char *) *l = atomic_load_explicit(&t->dir[hi], memory_order_acquire);
+	if (l || !create)
+		return l;
+	_Atomic(char *) *fresh = calloc(SFS_MAP_FANOUT, sizeof(*fresh));
+	if (!fresh)
+		return NULL;
+	_Atomic(char *) *expect = NULL;
+	if (atomic_compare_exchange_strong_explicit(&t->dir[hi], &expect, fresh,
+						    memory_order_acq_rel, memory_order_acquire))
+		return fresh;
+	free(fresh);
+	return expect;
+}
+
+char *sfs_map_peek(struct sfs_maptab *t, uint64_t off)
+{
+	uint64_t idx = off >> sfs_g.map_shift;
+	_Atomic(char *) *l = leaf(t, idx, false);
+	return l ? atomic_load_explicit(&l[idx % SFS_MAP_FANOUT], memory_order_acquire) : NULL;
+}
+
+char *sfs_map_get(struct sfs_maptab *t, int fd, uint64_t off, int prot, int *err)
+{
+	uint64_t idx = off >> sfs_g.map_shift;
+	_Atomic(char *) *l = leaf(t, idx, true);
+	if (!l) {
+		*err = idx / SFS_MAP_FANOUT >= SFS_MAP_FANOUT ? -EFBIG : -ENOMEM;
+		return NULL;
+	}
+	_Atomic(char *) *slot = &l[idx % SFS_MAP_FANOUT];
+	char *p = atomic_load_explicit(slot, memory_order_acquire);
+	if (p)
+		return p;
+	if (atomic_fetch_add(&nmapped, 1) >= sfs_g.max_vmas) {
+		atomic_fetch_sub(&nmapped, 1);
+		sfs_stat_event(SFS_EV_map_budget_full, 1);
+		*err = -ENOMEM;
+		return NULL;
+	}
+	size_t len = (size_t)1 << sfs_g.map_shift;
+	char *m = sfs_real.mmap(NULL, len, prot, MAP_SHARED, fd, (off_t)(idx << sfs_g.map_shift));
+	if (m == MAP_FAILED) {
+		atomic_fetch_sub(&nmapped, 1);
+		*err = -errno;
+		return NULL;
+	}
+	char *expect = NULL;
+	if (!atomic_compare_exchange_strong_explicit(slot, &expect, m, memory_order_acq_rel,
+						     memory_order_acquire)) {
+		munmap(m, len);
+		atomic_fetch_sub(&nmapped, 1);
+		return expect;
+	}
+	sfs_stat_event(SFS_EV_map_chunks, 1);
+	return m;
+}
+
+static void walk(struct sfs_maptab *t, bool unmap)
+{
+	size_t len = (size_t)1 << sfs_g.map_shift;
+	for (int i = 0; i < SFS_MAP_FANOUT; i++) {
+		_Atomic(char *) *l = atomic_load(&t->dir[i]);
+		if (!l)
+			continue;
+		for (int j = 0; j < SFS_MAP_FANOUT; j++) {
+			char *p = atomic_load(&l[j]);
+			if (p && unmap) {
+				munmap(p, len);
+				atomic_fetch_sub(&nmapped, 1);
+			}
+		}
+		free(l);
+		atomic_store(&t->dir[i], NULL);
+	}
+}
+
+void sfs_map_drop_all(struct sfs_maptab *t)
+{
+	walk(t, true);
+}
+
+void sfs_map_forget(struct sfs_maptab *t)
+{
+	walk(t, false);
+}

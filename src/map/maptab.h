@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The mapping collection of one file: MAP_SHARED mappings of fixed-size,
+ * size-aligned chunks (SPLITFS_MAP_SIZE, 2 MiB by default), made on first
+ * touch and kept until the owner drops them (paper §3.5, "cache of memory
+ * mappings"). Lookups are lock-free: a two-level radix of atomic pointers,
+ * where a racing second mapper loses a compare-and-swap and unmaps its copy.
+ * All tables share one budget of mappings (a quarter of vm.max_map_count):
+ * past it, sfs_map_get fails with -ENOMEM and the caller uses pread/pwrite. */
+#ifndef SFS_MAP_MAPTAB_H
+#define SFS_MAP_MAPTAB_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define SFS_MAP_FANOUT 512 /* entries per radix level: covers 512*512 chunks */
+
+struct sfs_maptab {
+	_Atomic(_Atomic(char *) *) dir[SFS_MAP_FANOUT];
+};
+
+/* The base address of the chunk holding file offset off, mapping it from fd
+ * with prot on first use. Returns NULL and sets *err (-ENOMEM when the budget
+ * is spent, -EFBIG past the radix, or mmap's error). */
+char *sfs_map_get(struct sfs_maptab *t, int fd, uint64_t off, int prot, int *err);
+
+/* The chunk if already mapped, else NULL; never maps. */
+char *sfs_map_peek(struct sfs_maptab *t, uint64_t off);
+
+/* Unmaps every chunk and frees the radix (no reader may be inside). */
+void sfs_map_drop_all(struct sfs_maptab *t);
+
+/* Forgets every chunk without unmapping (a forked child's copy of a table
+ * whose memory it will release separately). */
+void sfs_map_forget(struct sfs_maptab *t);
+
+/* Number of chunks mapped by the process. */
+long sfs_map_count(void);
+
+#endif

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "../interpose/real.h"
+#include "../util/options.h"
+#include "relink.h"
+
+static int clone_commit(struct sfs_inode *in, int64_t base, int64_t size)
+{
+	/* An unaligned length is accepted only when it ends at the source's
+	 * EOF: cut the staging file there. */
+	if (sfs_real.ftruncate(in->stage.fd, size) != 0)
+		return -errno;
+	in->stage.cap = size;
+	struct file_clone_range r = {
+		.src_fd = in->stage.fd,
+		.src_offset = (__u64)base,
+		.src_length = (__u64)(size - base),
+		.dest_offset = (__u64)base,
+	};
+	if (sfs_real.ioctl(in->kfd, FICLONERANGE, &r) != 0)
+		return -errno;
+	sfs_relink_empty_stage(in);
+	return 0;
+}
+
+const struct sfs_relink_ops sfs_relink_clone = {
+	.name = "clone",
+	.kind = SFS_RELINK_CLONE,
+	.commit = clone_commit,
+};

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#define _GNU_SOURCE
+#include "relink.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "../init.h"
+#include "../interpose/real.h"
+#include "../util/msg.h"
+#include "../util/stats.h"
+
+/* Windows up to this size are copied when the relink is only for visibility:
+ * a page-cache copy of 1 MiB costs less than the writeback exchange and
+ * clone force on the staged pages. */
+#define CHEAP_COPY_MAX (1 << 20)
+
+/* The backend for durable relinks: starts from the option (auto starts at
+ * exchange) and steps down exchange -> clone -> copy when the file system
+ * says the backend is not supported. Per process, decided by the first
+ * relink that needs it. */
+static _Atomic(const struct sfs_relink_ops *) chosen;
+static atomic_bool proven; /* the chosen backend has worked once */
+
+static const struct sfs_relink_ops *initial(void)
+{
+	switch (sfs_g.opt.relink) {
+	case SFS_RELINK_CLONE:
+		return &sfs_relink_clone;
+	case SFS_RELINK_COPY:
+		return &sfs_relink_copy;
+	default:
+		return &sfs_relink_exchange;
+	}
+}
+
+static const struct sfs_relink_ops *current_ops(void)
+{
+	const struct sfs_relink_ops *ops = atomic_load(&chosen);
+	if (!ops) {
+		const struct sfs_relink_ops *expect = NULL;
+		ops = initial();
+		if (!atomic_compare_exchange_strong(&chosen, &expect, ops))
+			ops = expect;
+	}
+	return ops;
+}
+
+const char *sfs_relink_backend_name(void)
+{
+	return current_ops()->name;
+}
+
+static bool unsupported(int rc)
+{
+	return rc == -EOPNOTSUPP || rc == -ENOTTY || rc == -EXDEV || rc == -EINVAL;
+}
+
+static const struct sfs_relink_ops *step_down(const struct sfs_relink_ops *ops, int rc)
+{
+	const struct sfs_relink_ops *next =
+		ops == &sfs_relink_exchange ? &sfs_relink_clone : &sfs_relink_copy;
+	bool forced = sfs_g.opt.relink != SFS_RELINK_AUTO;
+	if (!atomic_load(&proven)) {
+		/* The first attempt failed: the file system cannot do it. */
+		if (forced || sfs_g.opt.verbose)
+			sfs_warn("relink backend '%s' does not work on %s (%s); using '%s'",
+				 ops->name, sfs_g.opt.root, strerror(-rc), next->name);
+		const struct sfs_relink_ops *expect = ops;
+		atomic_compare_exchange_strong(&chosen, &expect, next);
+	} else {
+		sfs_warn("relink backend '%s' failed once (%s); copying this window", ops->name,
+			 strerror(-rc));
+		next = &sfs_relink_copy;
+	}
+	return next;
+}
+
+void sfs_relink_empty_stage(struct sfs_inode *in)
+{
+	/* Truncating drops the staged pages without writing them back; the
+	 * mappings stay valid and refault when the next window grows the file. */
+	if (sfs_real.ftruncate(in->stage.fd, 0) == 0)
+		in->stage.cap = 0;
+}
+
+static void count(const struct sfs_relink_ops *ops, int64_t bytes, uint64_t t0)
+{
+	enum sfs_event ev = ops == &sfs_relink_exchange ? SFS_EV_relink_exchange
+			    : ops == &sfs_relink_clone  ? SFS_EV_relink_clone
+							: SFS_EV_relink_copy;
+	sfs_stat_event(ev, 1);
+	sfs_stat_event(SFS_EV_relink_bytes, (uint64_t)bytes);
+	if (sfs_stats_on)
+		sfs_stat_event(SFS_EV_relink_ns, sfs_now_ns() - t0);
+}
+
+int sfs_relink(struct sfs_inode *in, bool durable)
+{
+	if (!atomic_load(&in->staged))
+		return 0;
+	uint64_t t0 = sfs_stat_start();
+	int64_t base = atomic_load(&in->base);
+	int64_t size = atomic_load(&in->size);
+	int64_t ksize = atomic_load(&in->ksize);
+	const struct sfs_relink_ops *ops = current_ops();
+	if (!durable && size - base <= CHEAP_COPY_MAX)
+		ops = &sfs_relink_copy;
+	if (ops != &sfs_relink_copy) {
+		/* Exchange and clone set the target's size: if someone outside
+		 * this process changed it, copying is the only safe move. */
+		struct stat st;
+		if (sfs_real.fstat(in->kfd, &st) == 0 && st.st_size != ksize) {
+			sfs_warn("file changed size outside this process while staged "
+				 "(%lld, expected %lld); copying", (long long)st.st_size,
+				 (long long)ksize);
+			ops = &sfs_relink_copy;
+		}
+	}
+	int rc = ops->commit(in, base, size);
+	if (rc && getenv("SFS_DEBUG_RELINK")) {
+		struct stat a, b;
+		sfs_real.fstat(in->kfd, &a);
+		sfs_real.fstat(in->stage.fd, &b);
+		sfs_msg("relink %s failed %d: base %lld size %lld ksize %lld T %lld S %lld cap %lld",
+			ops->name, rc, (long long)base, (long long)size, (long long)ksize,
+			(long long)a.st_size, (long long)b.st_size, (long long)in->stage.cap);
+	}
+	while (rc && unsupported(rc) && ops != &sfs_relink_copy) {
+		ops = step_down(ops, rc);
+		rc = ops->commit(in, base, size);
+	}
+	if (rc)
+		return rc;
+	if (ops != &sfs_relink_copy)
+		atomic_store(&proven, true);
+	atomic_store(&in->ksize, size);
+	atomic_store(&in->staged, false);
+	sfs_inode_staged_changed(-1);
+	count(ops, size - base, t0);
+	return 0;
+}

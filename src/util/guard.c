@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#define _GNU_SOURCE
+#include "guard.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "../interpose/real.h"
+#include "stats.h"
+
+/* Initial-exec TLS: the library is preloaded, so its TLS sits in the static
+ * block and the signal handler may touch it safely. */
+struct guard_tls {
+	sigjmp_buf env;
+	volatile sig_atomic_t armed;
+};
+static __thread struct guard_tls guard __attribute__((tls_model("initial-exec")));
+
+/* The application's handlers for the two guarded signals, as it set them. */
+static struct sigaction app_act[2];
+static pthread_mutex_t app_act_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool installed;
+
+/* Index into app_act; callers pass SIGSEGV or SIGBUS only. */
+static int slot(int sig)
+{
+	return sig == SIGBUS;
+}
+
+static void handler(int sig, siginfo_t *info, void *ctx)
+{
+	if (guard.armed) {
+		guard.armed = 0;
+		siglongjmp(guard.env, 1);
+	}
+	/* Not ours: behave as if the application's handler had been installed. */
+	struct sigaction a = app_act[slot(sig)];
+	if (a.sa_handler == SIG_DFL || a.sa_handler == SIG_IGN) {
+		/* A synchronous fault cannot be ignored: restore the default and
+		 * return, so the faulting instruction re-executes and the kernel
+		 * applies the default action (core dump). */
+		struct sigaction dfl;
+		memset(&dfl, 0, sizeof(dfl));
+		dfl.sa_handler = SIG_DFL;
+		sfs_real.sigaction(sig, &dfl, NULL);
+		return;
+	}
+	if (a.sa_flags & SA_RESETHAND) {
+		app_act[slot(sig)].sa_handler = SIG_DFL;
+		app_act[slot(sig)].sa_flags &= ~SA_SIGINFO;
+	}
+	if (a.sa_flags & SA_SIGINFO)
+		a.sa_sigaction(sig, info, ctx);
+	else
+		a.sa_handler(sig);
+}
+
+void sfs_guard_install(void)
+{
+	pthread_mutex_lock(&app_act_lock);
+	if (!installed) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = handler;
+		/* NODEFER: we leave the handler by siglongjmp without restoring the
+		 * mask, so the signal must not stay blocked. */
+		sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
+		sigemptyset(&sa.sa_mask);
+		if (sfs_real.sigaction(SIGSEGV, &sa, &app_act[0]) == 0 &&
+		    sfs_real.sigaction(SIGBUS, &sa, &app_act[1]) == 0)
+			installed = true;
+	}
+	pthread_mutex_unlock(&app_act_lock);
+}
+
+int sfs_guarded_copy(void *dst, const void *src, size_t n)
+{
+	if (!installed) {
+		/* No guard (before init): the caller validated nothing, so copy
+		 * plainly, as a plain memcpy-based library would. */
+		memcpy(dst, src, n);
+		return 0;
+	}
+	if (sigsetjmp(guard.env, 0)) {
+		sfs_stat_event(SFS_EV_guard_faults, 1);
+		return -EFAULT;
+	}
+	guard.armed = 1;
+	memcpy(dst, src, n);
+	guard.armed = 0;
+	return 0;
+}
+
+int sfs_guard_owns(int sig)
+{
+	return installed && (sig == SIGSEGV || sig == SIGBUS);
+}
+
+int sfs_guard_app_action(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	int i = slot(sig);
+	pthread_mutex_lock(&app_act_lock);
+	if (old)
+		*old = app_act[i];
+	if (act)
+		app_act[i] = *act;
+	pthread_mutex_unlock(&app_act_lock);
+	return 0;
+}

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#define _GNU_SOURCE
+#include "msg.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define MSG_MAX_WARNINGS 32
+
+static int msg_fd = 2;
+static atomic_int warnings_left = MSG_MAX_WARNINGS;
+
+void sfs_msg_set_fd(int fd)
+{
+	msg_fd = fd;
+}
+
+/* The raw system call: this file is linked into the preload library, where
+ * write() is our own interposed symbol. */
+void sfs_write_all(int fd, const char *buf, size_t len)
+{
+	int saved = errno;
+	while (len > 0) {
+		long n = syscall(SYS_write, fd, buf, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	errno = saved;
+}
+
+static void vmsg(const char *prefix, const char *fmt, va_list ap)
+{
+	char line[512];
+	int n = snprintf(line, sizeof(line), "splitfs: %s", prefix);
+	int m = vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
+	size_t room = sizeof(line) - (size_t)n - 2;
+	size_t len = (size_t)n + (m < 0 ? 0 : (size_t)m > room ? room : (size_t)m);
+	line[len++] = '\n';
+	sfs_write_all(msg_fd, line, len);
+}
+
+void sfs_msg(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg("", fmt, ap);
+	va_end(ap);
+}
+
+void sfs_warn(const char *fmt, ...)
+{
+	if (atomic_fetch_sub(&warnings_left, 1) <= 0)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void sfs_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg("error: ", fmt, ap);
+	va_end(ap);
+}

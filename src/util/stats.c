@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#define _GNU_SOURCE
+#include "stats.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "compiler.h"
+#include "msg.h"
+
+bool sfs_stats_on;
+struct sfs_call_stat sfs_call_stats[SFS_CALL_COUNT];
+atomic_uint_fast64_t sfs_event_stats[SFS_EV_COUNT];
+
+static const char *const call_names[] = {
+#define SFS_X(n) #n,
+	SFS_CALLS(SFS_X)
+#undef SFS_X
+};
+static_assert(SFS_ARRAY_SIZE(call_names) == SFS_CALL_COUNT, "one name per call");
+
+static const char *const event_names[] = {
+#define SFS_X(n) #n,
+	SFS_EVENTS(SFS_X)
+#undef SFS_X
+};
+static_assert(SFS_ARRAY_SIZE(event_names) == SFS_EV_COUNT, "one name per event");
+
+uint64_t sfs_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void sfs_stat_call_end(enum sfs_call c, uint64_t start, uint64_t bytes, bool passthrough)
+{
+	if (!sfs_stats_on)
+		return;
+	struct sfs_call_stat *s = &sfs_call_stats[c];
+	atomic_fetch_add_explicit(&s->count, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&s->bytes, bytes, memory_order_relaxed);
+	atomic_fetch_add_explicit(&s->ns, sfs_now_ns() - start, memory_order_relaxed);
+	if (passthrough)
+		atomic_fetch_add_explicit(&s->passthrough, 1, memory_order_relaxed);
+}
+
+void sfs_stats_reset(void)
+{
+	memset(sfs_call_stats, 0, sizeof(sfs_call_stats));
+	memset(sfs_event_stats, 0, sizeof(sfs_event_stats));
+}
+
+static uint64_t ld(atomic_uint_fast64_t *v)
+{
+	return atomic_load_explicit(v, memory_order_relaxed);
+}
+
+void sfs_stats_print(int fd, const char *reason)
+{
+	char line[256];
+	int n = snprintf(line, sizeof(line), "splitfs stats: pid %d (%s)\n%-10s %12s %14s %12s %10s %12s\n",
+			 (int)getpid(), reason, "call", "count", "bytes", "total_ms", "avg_ns",
+			 "kernel");
+	sfs_write_all(fd, line, (size_t)n);
+	for (int i = 0; i < SFS_CALL_COUNT; i++) {
+		struct sfs_call_stat *s = &sfs_call_stats[i];
+		uint64_t cnt = ld(&s->count);
+		if (!cnt)
+			continue;
+		uint64_t ns = ld(&s->ns);
+		n = snprintf(line, sizeof(line), "%-10s %12llu %14llu %12.3f %10llu %12llu\n",
+			     call_names[i], (unsigned long long)cnt,
+			     (unsigned long long)ld(&s->bytes), (double)ns / 1e6,
+			     (unsigned long long)(ns / cnt), (unsigned long long)ld(&s->passthrough));
+		sfs_write_all(fd, line, (size_t)n);
+	}
+	for (int i = 0; i < SFS_EV_COUNT; i++) {
+		uint64_t v = ld(&sfs_event_stats[i]);
+		if (!v)
+			continue;
+		n = snprintf(line, sizeof(line), "event %-20s %14llu\n", event_names[i],
+			     (unsigned long long)v);
+		sfs_write_all(fd, line, (size_t)n);
+	}
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru) == 0) {
+		n = snprintf(line, sizeof(line),
+			     "rusage minflt %ld majflt %ld utime %ld.%06lds stime %ld.%06lds maxrss %ldKiB\n",
+			     ru.ru_minflt, ru.ru_majflt, (long)ru.ru_utime.tv_sec,
+			     (long)ru.ru_utime.tv_usec, (long)ru.ru_stime.tv_sec,
+			     (long)ru.ru_stime.tv_usec, ru.ru_maxrss);
+		sfs_write_all(fd, line, (size_t)n);
+	}
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Per-call and per-event counters (SPLITFS_STATS=1), printed once at exit.
+ * Each list below is the single source of the enum, the names and the
+ * counter array; the wrappers themselves stay written out. */
+#ifndef SFS_UTIL_STATS_H
+#define SFS_UTIL_STATS_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Calls served or passed through by the library, by family. */
+#define SFS_CALLS(X)                                                                               \
+	X(open) X(close) X(read) X(write) X(pread) X(pwrite) X(readv) X(writev) X(lseek) X(fsync)  \
+	X(fdatasync) X(truncate) X(fallocate) X(stat) X(dup) X(fcntl) X(mmap) X(xfer) X(unlink)    \
+	X(rename) X(exec) X(fork) X(stdio) X(ioctl)
+
+/* Events inside the library. */
+#define SFS_EVENTS(X)                                                                              \
+	X(relink_exchange) X(relink_clone) X(relink_copy) X(relink_bytes) X(relink_ns)             \
+	X(staged_bytes) X(staging_windows) X(staging_files_made) X(map_chunks) X(map_budget_full)  \
+	X(kernel_fallbacks) X(demotions) X(guard_faults)
+
+enum sfs_call {
+#define SFS_X(n) SFS_CALL_##n,
+	SFS_CALLS(SFS_X)
+#undef SFS_X
+		SFS_CALL_COUNT
+};
+
+enum sfs_event {
+#define SFS_X(n) SFS_EV_##n,
+	SFS_EVENTS(SFS_X)
+#undef SFS_X
+		SFS_EV_COUNT
+};
+
+struct sfs_call_stat {
+	atomic_uint_fast64_t count;	 /* calls on managed files */
+	atomic_uint_fast64_t bytes;	 /* bytes moved by those calls */
+	atomic_uint_fast64_t ns;	 /* wall time spent in them */
+	atomic_uint_fast64_t passthrough; /* calls on managed files sent to the kernel */
+};
+
+extern bool sfs_stats_on;
+extern struct sfs_call_stat sfs_call_stats[SFS_CALL_COUNT];
+extern atomic_uint_fast64_t sfs_event_stats[SFS_EV_COUNT];
+
+static inline void sfs_stat_event(enum sfs_event ev, uint64_t n)
+{
+	if (sfs_stats_on)
+		atomic_fetch_add_explicit(&sfs_event_stats[ev], n, memory_order_relaxed);
+}
+
+uint64_t sfs_now_ns(void);
+
+/* A call timer: start returns 0 when stats are off, so the clock is read
+ * only when someone asked for the numbers. */
+static inline uint64_t sfs_stat_start(void)
+{
+	return sfs_stats_on ? sfs_now_ns() : 0;
+}
+
+void sfs_stat_call_end(enum sfs_call c, uint64_t start, uint64_t bytes, bool passthrough);
+
+/* Writes the table to fd (stderr or SPLITFS_STATS_FILE). */
+void sfs_stats_print(int fd, const char *reason);
+
+/* Resets every counter (a forked child starts from zero). */
+void sfs_stats_reset(void);
+
+#endif
