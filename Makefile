@@ -52,3 +52,22 @@ clean:
 	rm -rf build build-san
 
 .PHONY: all clean
+
+# --- tests -------------------------------------------------------------------
+TEST_SRC := $(filter-out tests/c/helpers.c,$(wildcard tests/c/*.c))
+TEST_BIN := $(TEST_SRC:tests/c/%.c=$(BUILD)/tests/%)
+TEST_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -pthread
+
+$(BUILD)/tests/%: tests/c/%.c tests/c/helpers.c tests/c/helpers.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(TEST_CFLAGS) -o $@ $< tests/c/helpers.c -ldl
+
+tests: all $(TEST_BIN)
+
+# Installs what the suites need (packages, fsx, pjdfstest), then runs them.
+test: tests
+	./tests/deps.sh
+	./tests/run.sh
+
+.PHONY: tests test

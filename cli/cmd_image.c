@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* splitfs image up|down: the built-in default file system for demos, tests
+ * and benchmarks. The backing file lives in /dev/shm (DRAM speed with real
+ * journaling and extents); a marker in DIR/.splitfs/image names it, so
+ * 'image down' only ever unmounts what 'image up' made. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../src/util/options.h"
+#include "cli.h"
+#include "xfs_feature.h"
+
+#define MARKER ".splitfs/image"
+
+/* /dev/shm/splitfs-<path with / turned into ->.img */
+static void backing_path(const char *dir, char *out, size_t len)
+{
+	char name[200]; /* a file name, well under NAME_MAX */
+	size_t n = 0;
+	for (const char *p = dir; *p && n + 1 < sizeof(name); p++)
+		if (!(*p == '/' && (n == 0 || name[n - 1] == '-')))
+			name[n++] = *p == '/' ? '-' : *p;
+	while (n > 0 && name[n - 1] == '-')
+		n--;
+	name[n] = '\0';
+	snprintf(out, len, "/dev/shm/splitfs-%s.img", n ? name : "root");
+}
+
+static bool is_mountpoint(const char *dir)
+{
+	struct stat a, b;
+	char parent[PATH_MAX];
+	snprintf(parent, sizeof(parent), "%s/..", dir);
+	return stat(dir, &a) == 0 && stat(parent, &b) == 0 &&
+	       (a.st_dev != b.st_dev || a.st_ino == b.st_ino);
+}
+
+static int make_fs(const char *fs, const char *img)
+{
+	char *xfs[] = {"mkfs.xfs", "-q", "-f", "-m", "reflink=1,crc=1", (char *)img, NULL};
+	char *ext4[] = {"mkfs.ext4", "-q", "-F", (char *)img, NULL};
+	char *btrfs[] = {"mkfs.btrfs", "-q", "-f", (char *)img, NULL};
+	char **argv = strcmp(fs, "xfs") == 0 ? xfs : strcmp(fs, "ext4") == 0 ? ext4 : btrfs;
+	int st = cli_spawn(argv, true);
+	if (st != 0) {
+		cli_err("image up: %s failed (exit %d); is %s installed?", argv[0], st,
+			strcmp(fs, "xfs") == 0	  ? "xfsprogs"
+			: strcmp(fs, "ext4") == 0 ? "e2fsprogs"
+						  : "btrfs-progs");
+		return -1;
+	}
+	if (strcmp(fs, "xfs") == 0) {
+		int rc = xfs_enable_exchange(img);
+		if (rc) {
+			cli_err("image up: %s: cannot enable exchange-range: %s", img, strerror(-rc));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int write_marker(const char *dir, const char *fs, const char *img)
+{
+	char path[PATH_MAX + 32];
+	snprintf(path, sizeof(path), "%s/.splitfs", dir);
+	if (mkdir(path, 01777) != 0 && errno != EEXIST)
+		return -1;
+	chmod(path, 01777);
+	chmod(dir, 01777); /* any user may use the image, as /tmp */
+	snprintf(path, sizeof(path), "%s/" MARKER, dir);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "fs=%s\nbacking=%s\n", fs, img);
+	return fclose(f);
+}
+
+static int image_up(const char *dir, const char *fs, const char *size)
+{
+	uint64_t bytes;
+	if (sfs_parse_size(size, &bytes) != 0 || bytes < (64u << 20)) {
+		cli_err("image up: --size %s: expected a size of at least 64M (e.g. 2G)", size);
+		return EXIT_USAGE;
+	}
+	if (geteuid() != 0) {
+		cli_err("image up: must run as root (it makes a loop device and mounts it)");
+		return 1;
+	}
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+		cli_err("image up: %s: %s", dir, strerror(errno));
+		return 1;
+	}
+	char abs[PATH_MAX];
+	if (!realpath(dir, abs)) {
+		cli_err("image up: %s: %s", dir, strerror(errno));
+		return 1;
+	}
+	if (is_mountpoint(abs)) {
+		cli_err("image up: %s is already a mount point", abs);
+		return 1;
+	}
+	char img[PATH_MAX], opts[64];
+	int rc;
+	if (strcmp(fs, "tmpfs") == 0) {
+		snprintf(opts, sizeof(opts), "size=%llu", (unsigned long long)bytes);
+		if (mount("splitfs", abs, "tmpfs", 0, opts) != 0) {
+			cli_err("image up: mount tmpfs on %s: %s", abs, strerror(errno));
+			return 1;
+		}
+		snprintf(img, sizeof(img), "none");
+	} else {
+		backing_path(abs, img, sizeof(img));
+		unlink(img);
+		if (truncate(img, 0) != 0 && errno != ENOENT) {
+			cli_err("image up: %s: %s", img, strerror(errno));
+			return 1;
+		}
+		FILE *f = fopen(img, "w");
+		if (!f || ftruncate(fileno(f), (off_t)bytes) != 0 || fclose(f) != 0) {
+			cli_err("image up: %s: %s", img, strerror(errno));
+			return 1;
+		}
+		if (make_fs(fs, img) != 0) {
+			unlink(img);
+			return 1;
+		}
+		char *argv[] = {"mount", "-o", "loop", img, abs, NULL};
+		if ((rc = cli_spawn(argv, false)) != 0) {
+			cli_err("image up: mount -o loop %s %s failed (exit %d)", img, abs, rc);
+			unlink(img);
+			return 1;
+		}
+	}
+	if (write_marker(abs, fs, img) != 0) {
+		cli_err("image up: %s/.splitfs: %s", abs, strerror(errno));
+		return 1;
+	}
+	printf("%s: %s image mounted (backing file %s)\n", abs, fs, img);
+	return 0;
+}
+
+static int image_down(const char *dir)
+{
+	char abs[PATH_MAX], marker[PATH_MAX + 32], line[PATH_MAX + 16], img[PATH_MAX] = "";
+	if (!realpath(dir, abs)) {
+		cli_err("image down: %s: %s", dir, strerror(errno));
+		return 1;
+	}
+	snprintf(marker, sizeof(marker), "%s/" MARKER, abs);
+	FILE *f = is_mountpoint(abs) ? fopen(marker, "r") : NULL;
+	if (!f) {
+		cli_err("image down: %s is not a SplitFS image (no %s)", abs, MARKER);
+		return 1;
+	}
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, "backing=", 8) == 0)
+			snprintf(img, sizeof(img), "%.*s", (int)strcspn(line + 8, "\n"), line + 8);
+	fclose(f);
+	if (geteuid() != 0) {
+		cli_err("image down: must run as root");
+		return 1;
+	}
+	if (umount(abs) != 0) {
+		cli_err("image down: umount %s: %s", abs, strerror(errno));
+		return 1;
+	}
+	if (strncmp(img, "/dev/shm/splitfs-", 17) == 0 && unlink(img) != 0 && errno != ENOENT) {
+		cli_err("image down: %s: %s", img, strerror(errno));
+		return 1;
+	}
+	printf("%s: unmounted%s%s\n", abs, img[0] && strcmp(img, "none") ? ", removed " : "",
+	       strcmp(img, "none") ? img : "");
+	return 0;
+}
+
+int cmd_image(int argc, char **argv)
+{
+	if (argc < 3) {
+		cli_err("image: usage: splitfs image up DIR [--size SIZE] [--fs xfs|ext4|btrfs|tmpfs]"
+			" | splitfs image down DIR");
+		return EXIT_USAGE;
+	}
+	const char *verb = argv[1], *dir = argv[2];
+	if (strcmp(verb, "down") == 0) {
+		if (argc != 3) {
+			cli_err("image down: unexpected argument '%s'", argv[3]);
+			return EXIT_USAGE;
+		}
+		return image_down(dir);
+	}
+	if (strcmp(verb, "up") != 0) {
+		cli_err("image: unknown action '%s' (up or down)", verb);
+		return EXIT_USAGE;
+	}
+	const char *fs = "xfs", *size = "4G";
+	for (int i = 3; i < argc; i++) {
+		if (i + 1 < argc && strcmp(argv[i], "--size") == 0)
+			size = argv[++i];
+		else if (i + 1 < argc && strcmp(argv[i], "--fs") == 0)
+			fs = argv[++i];
+		else {
+			cli_err("image up: unknown or incomplete option '%s'", argv[i]);
+			return EXIT_USAGE;
+		}
+	}
+	if (strcmp(fs, "xfs") && strcmp(fs, "ext4") && strcmp(fs, "btrfs") && strcmp(fs, "tmpfs")) {
+		cli_err("image up: --fs %s: expected xfs|ext4|btrfs|tmpfs", fs);
+		return EXIT_USAGE;
+	}
+	return image_up(dir, fs, size);
+}

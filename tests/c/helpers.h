@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Helpers for the C tests. Each test is one program that checks itself and
+ * exits T_EXIT_PASS, T_EXIT_FAIL or T_EXIT_SKIP (77); it takes the directory
+ * to work in as argv[1] and must pass with and without the library. */
+#ifndef SFS_TEST_HELPERS_H
+#define SFS_TEST_HELPERS_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define T_EXIT_PASS 0
+#define T_EXIT_FAIL 1
+#define T_EXIT_SKIP 77
+
+extern int t_failures;
+
+/* Records a failure with its location; the test goes on. */
+#define T_CHECK(cond, ...)                                                                         \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);  \
+			fprintf(stderr, __VA_ARGS__);                                              \
+			fprintf(stderr, " (errno %d %s)\n", errno, strerror(errno));               \
+			t_failures++;                                                              \
+		}                                                                                  \
+	} while (0)
+
+/* Aborts the test on a failed precondition. */
+#define T_REQUIRE(cond, ...)                                                                       \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			T_CHECK(cond, __VA_ARGS__);                                                \
+			exit(T_EXIT_FAIL);                                                         \
+		}                                                                                  \
+	} while (0)
+
+/* True when the program runs under libsplitfs (splitfs_version resolves). */
+bool t_under_splitfs(void);
+
+/* dir/name into a static buffer (one at a time per call site). */
+char *t_path(const char *dir, const char *name);
+
+/* Deterministic content: byte i of stream seed. */
+unsigned char t_byte(unsigned seed, long i);
+void t_fill(unsigned char *buf, size_t n, unsigned seed, long start);
+
+/* Reads the whole file with the raw system call (never the library's
+ * path), so a test can check what the kernel file holds. Returns its size
+ * or -1; *buf is malloc'd. */
+long t_read_kernel(const char *path, unsigned char **buf);
+
+int t_result(void);
+
+#endif

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Installs what the build, the tests and the demo need, when missing:
+# Debian packages (apt-get) and the peer suites fsx and pjdfstest (cargo).
+set -eu
+need_pkgs=()
+have() { command -v "$1" >/dev/null 2>&1; }
+want() { have "$1" || need_pkgs+=("$2"); }
+want gcc gcc
+want make make
+want mkfs.xfs xfsprogs
+want mkfs.ext4 e2fsprogs
+want mkfs.btrfs btrfs-progs
+want sqlite3 sqlite3
+want git git
+want rsync rsync
+want strace strace
+want bc bc
+want python3 python3
+want tar tar
+want mount mount
+[ -e /usr/include/libpmem2.h ] || need_pkgs+=(libpmem2-dev)
+if [ ${#need_pkgs[@]} -gt 0 ]; then
+	echo "deps: installing ${need_pkgs[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq "${need_pkgs[@]}" >/dev/null
+fi
+CARGO_BIN=${CARGO_HOME:-$HOME/.cargo}/bin
+export PATH=$CARGO_BIN:$PATH
+if ! have fsx || ! have pjdfstest; then
+	if ! have cargo; then
+		echo "deps: cargo not found; installing the Rust toolchain with rustup"
+		apt-get install -y -qq curl >/dev/null
+		curl -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal >/dev/null
+		export PATH=$CARGO_BIN:$PATH
+	fi
+	echo "deps: cargo install fsx pjdfstest"
+	cargo install --locked --quiet fsx@0.3.2 pjdfstest@0.2.2
+fi
+# pjdfstest switches to these users when run as root.
+id tests >/dev/null 2>&1 || useradd -M -U -s /usr/sbin/nologin -c "pjdfstest dummy user" tests
+exit 0

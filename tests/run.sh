@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# The test runner (`make test`). Brings up a fresh XFS image (and a tmpfs as
+# the second file system some suites need), runs every suite with a timeout,
+# prints each result and duration, and ends with a one-line summary.
+#
+#   tests/run.sh [SUITE...]        default: every suite in tests/suites/
+#
+# Exit codes of a suite: 0 pass, 77 skip (with a reason on stdout), 124
+# timeout, anything else fail. Knobs (environment):
+#   SFS_TEST_TIMEOUT  seconds per suite (default 1200)
+#   FSX_OPS, FSX_SEEDS, FSX_FULL_OPS   fsx run length and seeds (see suites/fsx.sh)
+#   SFS_KEEP=1        leave the images mounted after the run
+#   SFS_BUILD, SFS_MNT, SFS_MNT2, SFS_TEST_OUT   build dir, mount points, logs
+set -u
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+export SFS_BUILD=${SFS_BUILD:-$ROOT/build}
+export SFS_CLI=$SFS_BUILD/splitfs
+export SFS_LIB=$SFS_BUILD/libsplitfs.so
+export SFS_TESTBIN=$SFS_BUILD/tests
+OUT=${SFS_TEST_OUT:-$ROOT/tests/output}
+mkdir -p "$OUT"
+
+if [ "$(id -u)" != 0 ]; then
+	echo "tests/run.sh: must run as root (it mounts loop images)" >&2
+	exit 2
+fi
+
+export SFS_MNT=${SFS_MNT:-/tmp/splitfs-test-xfs}
+export SFS_MNT2=${SFS_MNT2:-/tmp/splitfs-test-tmpfs}
+cleanup() {
+	if [ "${SFS_KEEP:-0}" != 1 ]; then
+		"$SFS_CLI" image down "$SFS_MNT" >/dev/null 2>&1
+		"$SFS_CLI" image down "$SFS_MNT2" >/dev/null 2>&1
+	fi
+}
+trap cleanup EXIT
+cleanup
+"$SFS_CLI" image up "$SFS_MNT" --size "${SFS_IMAGE_SIZE:-3G}" --fs xfs >/dev/null || exit 1
+"$SFS_CLI" image up "$SFS_MNT2" --size 1G --fs tmpfs >/dev/null || exit 1
+
+if [ $# -gt 0 ]; then
+	suites=("$@")
+else
+	suites=()
+	for s in tests/suites/*.sh; do suites+=("$(basename "$s" .sh)"); done
+fi
+
+pass=0 fail=0 skip=0
+failed=()
+start_all=$(date +%s)
+for s in "${suites[@]}"; do
+	script=tests/suites/$s.sh
+	[ -x "$script" ] || { echo "no such suite: $s"; fail=$((fail + 1)); failed+=("$s"); continue; }
+	log=$OUT/$s.log
+	t0=$(date +%s.%N)
+	timeout --kill-after=10 "${SFS_TEST_TIMEOUT:-1200}" "$script" >"$log" 2>&1
+	rc=$?
+	dt=$(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)")
+	case $rc in
+	0) pass=$((pass + 1)); printf '  %-28s PASS  %6ss\n' "$s" "$dt" ;;
+	77) skip=$((skip + 1)); printf '  %-28s SKIP  %6ss  (%s)\n' "$s" "$dt" "$(tail -n 1 "$log")" ;;
+	124 | 137) fail=$((fail + 1)); failed+=("$s"); printf '  %-28s TIMEOUT %4ss  (log: %s)\n' "$s" "$dt" "$log" ;;
+	*) fail=$((fail + 1)); failed+=("$s"); printf '  %-28s FAIL  %6ss  (log: %s)\n' "$s" "$dt" "$log"
+	   tail -n 15 "$log" | sed 's/^/      | /' ;;
+	esac
+	# A suite must leave the image clean for the next one.
+	find "$SFS_MNT" -mindepth 1 -maxdepth 1 ! -name .splitfs -exec rm -rf {} + 2>/dev/null
+done
+total=$(( $(date +%s) - start_all ))
+if [ $fail -eq 0 ]; then
+	echo "All tests passed: $pass passed, $skip skipped (${total}s)"
+	exit 0
+fi
+echo "Tests failed ($fail): ${failed[*]}; $pass passed, $skip skipped (${total}s)"
+exit 1

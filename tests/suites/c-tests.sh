@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Every C test (tests/c/*.c), first on the plain kernel file system (the test
+# itself must be right), then under SplitFS.
+. "$(dirname "$0")/../lib.sh"
+rc=0
+for t in "$SFS_TESTBIN"/*; do
+	name=$(basename "$t")
+	for how in kernel splitfs; do
+		d=$WORK/$name.$how
+		mkdir -p "$d"
+		if [ $how = kernel ]; then "$t" "$d"; else sfs_run "$t" "$d"; fi
+		r=$?
+		case $r in
+		0) echo "ok   $name ($how)" ;;
+		77) echo "skip $name ($how)" ;;
+		*) echo "FAIL $name ($how): exit $r"; rc=1 ;;
+		esac
+	done
+done
+exit $rc
