@@ -17,6 +17,7 @@
 #include "fs/fdtable.h"
 #include "fs/flush.h"
 #include "fs/process.h"
+#include "fs/registry.h"
 #include "interpose/real.h"
 #include "staging/pool.h"
 #include "util/compiler.h"
@@ -127,6 +128,10 @@ static void do_init(void)
 			  strerror(-rc));
 		return;
 	}
+	rc = sfs_registry_init();
+	if (rc)
+		sfs_warn("no registry in /dev/shm (%s): files are coordinated within each "
+			 "process only", strerror(-rc));
 	sfs_guard_install();
 	pthread_atfork(sfs_atfork_prepare, sfs_atfork_parent, sfs_atfork_child);
 	sfs_demote_inherited();

@@ -59,16 +59,15 @@ static int xfer(struct sfs_maptab *t, int fd, bool fd_writable, int64_t off, cha
 static ssize_t kernel_pread(struct sfs_inode *in, void *buf, size_t n, int64_t off)
 {
 	sfs_stat_event(SFS_EV_kernel_fallbacks, 1);
-	pthread_mutex_lock(&in->lock);
+	sfs_inode_lock(in);
 	int rc = sfs_relink(in, false);
 	ssize_t r = rc ? rc : sfs_real.pread(in->kfd, buf, n, off);
 	if (r < 0 && !rc)
 		r = -errno;
 	/* The read may have seen another process's size change. */
-	struct stat st;
-	if (!rc && sfs_real.fstat(in->kfd, &st) == 0)
-		sfs_inode_resync_locked(in, st.st_size);
-	pthread_mutex_unlock(&in->lock);
+	if (!rc)
+		sfs_inode_resync_locked(in);
+	sfs_inode_unlock(in);
 	return r;
 }
 
@@ -78,12 +77,9 @@ static bool grew(struct sfs_inode *in, int64_t off)
 {
 	if (atomic_load(&in->staged))
 		return false;
-	struct stat st;
-	if (sfs_real.fstat(in->kfd, &st) != 0 || st.st_size <= off)
-		return false;
-	pthread_mutex_lock(&in->lock);
-	sfs_inode_resync_locked(in, st.st_size);
-	pthread_mutex_unlock(&in->lock);
+	sfs_inode_lock(in);
+	sfs_inode_resync_locked(in);
+	sfs_inode_unlock(in);
 	return atomic_load(&in->size) > off;
 }
 
@@ -92,6 +88,8 @@ ssize_t sfs_inode_pread(struct sfs_inode *in, void *buf, size_t n, int64_t off)
 	if (n == 0)
 		return 0;
 	n = SFS_MIN(n, SFS_MAX_RW_COUNT);
+	if (sfs_inode_contended(in))
+		return SFS_E_KERNEL;
 	for (int attempt = 0;; attempt++) {
 		sfs_read_enter(in);
 		/* size first: a size that includes staged bytes implies the
@@ -161,6 +159,7 @@ static int open_window(struct sfs_inode *in)
 	atomic_store(&in->base, base);
 	atomic_store_explicit(&in->staged, true, memory_order_release);
 	sfs_inode_staged_changed(1);
+	sfs_inode_publish_locked(in);
 	sfs_stat_event(SFS_EV_staging_windows, 1);
 	return 0;
 }
@@ -210,8 +209,10 @@ static ssize_t write_locked(struct sfs_inode *in, const void *buf, size_t n, int
 				  (char *)buf + low, n - low, true);
 		if (!rc) {
 			sfs_stat_event(SFS_EV_staged_bytes, n - low);
-			if (end > size)
+			if (end > size) {
 				atomic_store_explicit(&in->size, end, memory_order_release);
+				sfs_inode_publish_locked(in);
+			}
 			/* Bound what a window holds (SPLITFS_STAGING_SIZE). */
 			if (end - atomic_load(&in->base) > (int64_t)sfs_g.opt.staging_size)
 				sfs_inode_flush_locked(in, SFS_FLUSH_VISIBLE);
@@ -220,22 +221,34 @@ static ssize_t write_locked(struct sfs_inode *in, const void *buf, size_t n, int
 	return rc ? kernel_pwrite(in, buf, n, off) : (ssize_t)n;
 }
 
+/* Takes the lock for a write; SFS_E_KERNEL when the file is shared now. */
+static int lock_for_write(struct sfs_inode *in)
+{
+	sfs_inode_lock(in);
+	if (!sfs_inode_contended_locked(in))
+		return 0;
+	sfs_inode_unlock(in);
+	return SFS_E_KERNEL;
+}
+
 ssize_t sfs_inode_pwrite(struct sfs_inode *in, const void *buf, size_t n, int64_t off,
 			 bool append, int64_t *at)
 {
-	pthread_mutex_lock(&in->lock);
+	if (lock_for_write(in))
+		return SFS_E_KERNEL;
 	if (append)
 		off = atomic_load(&in->size);
 	*at = off;
 	ssize_t r = write_locked(in, buf, SFS_MIN(n, SFS_MAX_RW_COUNT), off);
-	pthread_mutex_unlock(&in->lock);
+	sfs_inode_unlock(in);
 	return r;
 }
 
 ssize_t sfs_inode_pwritev(struct sfs_inode *in, const struct iovec *iov, int cnt, int64_t off,
 			  bool append, int64_t *at)
 {
-	pthread_mutex_lock(&in->lock);
+	if (lock_for_write(in))
+		return SFS_E_KERNEL;
 	if (append)
 		off = atomic_load(&in->size);
 	*at = off;
@@ -252,6 +265,6 @@ ssize_t sfs_inode_pwritev(struct sfs_inode *in, const struct iovec *iov, int cnt
 		if ((size_t)r < len || (size_t)done >= SFS_MAX_RW_COUNT)
 			break;
 	}
-	pthread_mutex_unlock(&in->lock);
+	sfs_inode_unlock(in);
 	return done;
 }

@@ -66,6 +66,14 @@ out:
 	errno = saved;
 }
 
+/* The file is shared with another process now: leave it to the kernel (the
+ * wrapper then makes this very call there). Call without f->pos_lock. */
+static long kernel_now(struct sfs_file *f)
+{
+	sfs_demote_inode(f->inode);
+	return SFS_E_KERNEL;
+}
+
 ssize_t sfs_file_pread(struct sfs_file *f, void *buf, size_t n, int64_t off)
 {
 	if (off < 0)
@@ -74,7 +82,8 @@ ssize_t sfs_file_pread(struct sfs_file *f, void *buf, size_t n, int64_t off)
 		return -EBADF;
 	if (!sfs_user_range_ok(buf, n))
 		return -EFAULT;
-	return sfs_inode_pread(f->inode, buf, n, off);
+	ssize_t r = sfs_inode_pread(f->inode, buf, n, off);
+	return r == SFS_E_KERNEL ? kernel_now(f) : r;
 }
 
 ssize_t sfs_file_pwrite(struct sfs_file *f, const void *buf, size_t n, int64_t off)
@@ -87,7 +96,9 @@ ssize_t sfs_file_pwrite(struct sfs_file *f, const void *buf, size_t n, int64_t o
 		return -EFAULT;
 	int64_t at;
 	/* Linux appends on an O_APPEND descriptor whatever the offset. */
-	return sfs_inode_pwrite(f->inode, buf, n, off, (sfs_file_flags(f) & O_APPEND) != 0, &at);
+	ssize_t r = sfs_inode_pwrite(f->inode, buf, n, off, (sfs_file_flags(f) & O_APPEND) != 0,
+				     &at);
+	return r == SFS_E_KERNEL ? kernel_now(f) : r;
 }
 
 ssize_t sfs_file_read(struct sfs_file *f, void *buf, size_t n)
@@ -101,7 +112,7 @@ ssize_t sfs_file_read(struct sfs_file *f, void *buf, size_t n)
 	if (r > 0)
 		f->pos += r;
 	pthread_mutex_unlock(&f->pos_lock);
-	return r;
+	return r == SFS_E_KERNEL ? kernel_now(f) : r;
 }
 
 ssize_t sfs_file_write(struct sfs_file *f, const void *buf, size_t n)
@@ -117,7 +128,7 @@ ssize_t sfs_file_write(struct sfs_file *f, const void *buf, size_t n)
 	if (r >= 0)
 		f->pos = at + r;
 	pthread_mutex_unlock(&f->pos_lock);
-	return r;
+	return r == SFS_E_KERNEL ? kernel_now(f) : r;
 }
 
 /* Copies and checks an application's iovec array as the kernel's
@@ -183,7 +194,7 @@ ssize_t sfs_file_readv(struct sfs_file *f, const struct iovec *uiov, int cnt, in
 out:
 	if (iov && iov != stack)
 		free(iov);
-	return done;
+	return done == SFS_E_KERNEL ? kernel_now(f) : done;
 }
 
 ssize_t sfs_file_writev(struct sfs_file *f, const struct iovec *uiov, int cnt, int64_t off,
@@ -212,6 +223,10 @@ ssize_t sfs_file_writev(struct sfs_file *f, const struct iovec *uiov, int cnt, i
 			f->pos = at + done;
 		pthread_mutex_unlock(&f->pos_lock);
 	}
+	if (done == SFS_E_KERNEL) {
+		done = kernel_now(f);
+		goto out;
+	}
 	if (done > 0 && (rwf & (RWF_DSYNC | RWF_SYNC))) {
 		int rc = sfs_inode_sync(f->inode, f->inode->kfd, !(rwf & RWF_SYNC));
 		if (rc)
@@ -236,6 +251,10 @@ int64_t sfs_file_lseek(struct sfs_file *f, int64_t off, int whence)
 		base = f->pos;
 		break;
 	case SEEK_END:
+		if (sfs_inode_contended(in)) {
+			pthread_mutex_unlock(&f->pos_lock);
+			return kernel_now(f);
+		}
 		base = atomic_load(&in->size);
 		break;
 	case SEEK_DATA:
@@ -299,12 +318,9 @@ void sfs_kview_end(struct sfs_kview *kv)
 		pthread_mutex_unlock(&f->pos_lock);
 	}
 	struct sfs_inode *in = f->inode;
-	struct stat st;
-	if (sfs_real.fstat(in->kfd, &st) == 0) {
-		pthread_mutex_lock(&in->lock);
-		sfs_inode_resync_locked(in, st.st_size);
-		pthread_mutex_unlock(&in->lock);
-	}
+	sfs_inode_lock(in);
+	sfs_inode_resync_locked(in);
+	sfs_inode_unlock(in);
 	sfs_file_put(f);
 	errno = saved;
 }

@@ -7,9 +7,11 @@
 
 #include "../interpose/real.h"
 #include "../relink/relink.h"
+#include "process.h"
 
 int sfs_inode_flush_locked(struct sfs_inode *in, enum sfs_flush how)
 {
+	sfs_inode_contended_locked(in); /* absorbs a relink another process did */
 	if (!atomic_load(&in->staged))
 		return 0;
 	sfs_barrier_close(in);
@@ -20,11 +22,11 @@ int sfs_inode_flush_locked(struct sfs_inode *in, enum sfs_flush how)
 
 int sfs_inode_flush(struct sfs_inode *in, enum sfs_flush how)
 {
-	if (!atomic_load(&in->staged))
+	if (!atomic_load(&in->staged) && !sfs_inode_contended(in))
 		return 0;
-	pthread_mutex_lock(&in->lock);
+	sfs_inode_lock(in);
 	int rc = sfs_inode_flush_locked(in, how);
-	pthread_mutex_unlock(&in->lock);
+	sfs_inode_unlock(in);
 	return rc;
 }
 
@@ -33,6 +35,8 @@ int sfs_inode_sync(struct sfs_inode *in, int fd, bool datasync)
 	int rc = sfs_inode_flush(in, SFS_FLUSH_DURABLE);
 	if (rc)
 		return rc;
+	if (sfs_inode_contended(in))
+		sfs_demote_inode(in); /* shared now: the kernel serves it from here */
 	/* Outside the inode lock: writers need not wait for the device. */
 	if ((datasync ? sfs_real.fdatasync(fd) : sfs_real.fsync(fd)) != 0)
 		return -errno;
@@ -41,7 +45,12 @@ int sfs_inode_sync(struct sfs_inode *in, int fd, bool datasync)
 
 int sfs_inode_truncate(struct sfs_inode *in, int fd, const char *path, int64_t len)
 {
-	pthread_mutex_lock(&in->lock);
+	sfs_inode_lock(in);
+	if (sfs_inode_contended_locked(in)) {
+		sfs_inode_unlock(in);
+		sfs_demote_inode(in);
+		return SFS_E_KERNEL;
+	}
 	sfs_barrier_close(in);
 	int rc = sfs_relink(in, false);
 	if (!rc && (path ? sfs_real.truncate(path, len) : sfs_real.ftruncate(fd, len)) != 0)
@@ -51,7 +60,7 @@ int sfs_inode_truncate(struct sfs_inode *in, int fd, const char *path, int64_t l
 		atomic_store(&in->size, len);
 	}
 	sfs_barrier_open(in);
-	pthread_mutex_unlock(&in->lock);
+	sfs_inode_unlock(in);
 	return rc;
 }
 

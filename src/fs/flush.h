@@ -14,7 +14,7 @@ enum sfs_flush {
 	SFS_FLUSH_DURABLE, /* ... and an fsync follows: use the atomic backend */
 };
 
-/* Relinks the staging window, if any. Caller holds in->lock. */
+/* Relinks the staging window, if any. Caller holds the inode lock. */
 int sfs_inode_flush_locked(struct sfs_inode *in, enum sfs_flush how);
 int sfs_inode_flush(struct sfs_inode *in, enum sfs_flush how);
 

@@ -14,14 +14,17 @@
 
 #include "../init.h"
 #include "../interpose/real.h"
+#include "../relink/relink.h"
 #include "../staging/pool.h"
 #include "../util/msg.h"
+#include "registry.h"
 
 #define NBUCKETS 4096
 #define CACHE_MAX 32 /* closed inodes kept with their mappings (paper §3.5) */
 #define DEMOTED_CAP 8192
 
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t demoted_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sfs_inode *buckets[NBUCKETS];
 static struct sfs_inode lru = {.lru_prev = &lru, .lru_next = &lru};
 static int ncached;
@@ -56,6 +59,74 @@ void sfs_read_wait(struct sfs_inode *in)
 	atomic_compare_exchange_strong(&in->barrier, &b, 2);
 	if (atomic_load(&in->barrier) == 2)
 		futex(&in->barrier, FUTEX_WAIT, 2);
+}
+
+/* --- the writer lock and other processes ---------------------------------- */
+
+void sfs_inode_lock(struct sfs_inode *in)
+{
+	if (in->reg)
+		sfs_reg_lock(in->reg);
+	else
+		pthread_mutex_lock(&in->own_lock);
+}
+
+void sfs_inode_unlock(struct sfs_inode *in)
+{
+	if (in->reg)
+		sfs_reg_unlock(in->reg);
+	else
+		pthread_mutex_unlock(&in->own_lock);
+}
+
+bool sfs_inode_contended_locked(struct sfs_inode *in)
+{
+	struct sfs_reg_entry *e = in->reg;
+	if (!e)
+		return false;
+	uint32_t gen = atomic_load(&e->gen);
+	if (gen != in->reg_gen) {
+		/* Another process relinked our window into the file: it is in
+		 * the kernel now; drop the staged copy and take the real size. */
+		in->reg_gen = gen;
+		if (atomic_load(&in->staged)) {
+			sfs_barrier_close(in);
+			atomic_store(&in->staged, false);
+			sfs_inode_staged_changed(-1);
+			sfs_relink_empty_stage(in);
+			struct stat st;
+			int64_t ksize = sfs_real.fstat(in->kfd, &st) == 0 ? st.st_size
+									   : atomic_load(&in->size);
+			atomic_store(&in->ksize, ksize);
+			atomic_store(&in->size, ksize);
+			sfs_barrier_open(in);
+		}
+	}
+	return atomic_load(&e->shared) != 0;
+}
+
+void sfs_inode_publish_locked(struct sfs_inode *in)
+{
+	if (in->reg)
+		sfs_reg_publish(in->reg, atomic_load(&in->staged), in->stage.fd, in->kfd,
+				atomic_load(&in->base), atomic_load(&in->size));
+}
+
+/* Joins the registry for a file this process starts using; false when
+ * another process has it open (the file must be left to the kernel). */
+static bool join(struct sfs_inode *in)
+{
+	bool alone;
+	in->reg = sfs_reg_join(in->dev, in->ino, &alone);
+	if (in->reg)
+		in->reg_gen = atomic_load(&in->reg->gen);
+	return alone;
+}
+
+static void leave(struct sfs_inode *in)
+{
+	sfs_reg_leave(in->reg);
+	in->reg = NULL;
 }
 
 /* --- table --------------------------------------------------------------- */
@@ -108,7 +179,8 @@ static void destroy(struct sfs_inode *in)
 	sfs_map_drop_all(&in->maps);
 	release_stage(in);
 	sfs_internal_close(in->kfd);
-	pthread_mutex_destroy(&in->lock);
+	leave(in);
+	pthread_mutex_destroy(&in->own_lock);
 	free(in);
 }
 
@@ -141,21 +213,27 @@ static struct sfs_inode *create(int appfd, const struct stat *st, int flags)
 	in->ino = st->st_ino;
 	in->kfd = kfd;
 	in->writable = writable;
-	pthread_mutex_init(&in->lock, NULL);
+	pthread_mutex_init(&in->own_lock, NULL);
 	atomic_store(&in->ksize, st->st_size);
 	atomic_store(&in->size, st->st_size);
 	in->stage.fd = -1;
 	in->refs = 1;
+	if (!join(in)) {
+		destroy(in);
+		return NULL;
+	}
 	return in;
 }
 
 /* An existing inode opened again: upgrade a read-only kfd if this open wants
  * to write, and take the kernel's size if nothing is staged (or the open
  * truncated the file). Returns false when the file cannot be managed. */
-static bool reuse(struct sfs_inode *in, int appfd, const struct stat *st, int flags)
+static bool reuse(struct sfs_inode *in, int appfd, int flags, bool from_cache)
 {
+	if (from_cache && !join(in))
+		return false;
 	bool ok = true;
-	pthread_mutex_lock(&in->lock);
+	sfs_inode_lock(in);
 	if (!in->writable && (flags & O_ACCMODE) != O_RDONLY) {
 		bool writable;
 		int kfd = reopen(appfd, O_RDWR, &writable);
@@ -177,13 +255,15 @@ static bool reuse(struct sfs_inode *in, int appfd, const struct stat *st, int fl
 		sfs_barrier_close(in);
 		atomic_store(&in->staged, false);
 		sfs_inode_staged_changed(-1);
-		atomic_store(&in->ksize, st->st_size);
-		atomic_store(&in->size, st->st_size);
+		sfs_relink_empty_stage(in);
+		sfs_inode_publish_locked(in);
 		sfs_barrier_open(in);
-	} else if (ok) {
-		sfs_inode_resync_locked(in, st->st_size);
 	}
-	pthread_mutex_unlock(&in->lock);
+	/* Coming out of the cache, or truncated by this open: the kernel's
+	 * size is the truth (another process may have changed the file). */
+	if (ok && (from_cache || (flags & O_TRUNC)))
+		sfs_inode_resync_locked(in);
+	sfs_inode_unlock(in);
 	return ok;
 }
 
@@ -192,10 +272,11 @@ struct sfs_inode *sfs_inode_open(int appfd, const struct stat *st, int flags)
 	pthread_mutex_lock(&table_lock);
 	struct sfs_inode *in = lookup_locked(st->st_dev, st->st_ino);
 	if (in) {
-		if (in->refs++ == 0)
+		bool from_cache = in->refs++ == 0;
+		if (from_cache)
 			lru_unlink(in);
 		pthread_mutex_unlock(&table_lock);
-		if (!reuse(in, appfd, st, flags)) {
+		if (!reuse(in, appfd, flags, from_cache)) {
 			sfs_inode_put(in);
 			return NULL;
 		}
@@ -216,11 +297,12 @@ struct sfs_inode *sfs_inode_open(int appfd, const struct stat *st, int flags)
 		return fresh;
 	}
 	/* Another thread created it first: use theirs. */
-	if (in->refs++ == 0)
+	bool from_cache = in->refs++ == 0;
+	if (from_cache)
 		lru_unlink(in);
 	pthread_mutex_unlock(&table_lock);
 	destroy(fresh);
-	if (!reuse(in, appfd, st, flags)) {
+	if (!reuse(in, appfd, flags, from_cache)) {
 		sfs_inode_put(in);
 		return NULL;
 	}
@@ -251,9 +333,11 @@ void sfs_inode_put(struct sfs_inode *in)
 		unhash_locked(in);
 		victim = in;
 	} else {
-		/* Cache it with the target's mappings; give back the staging file.
-		 * With no references left, no other thread can be using it. */
+		/* Cache it with the target's mappings; give back the staging file
+		 * and the registry slot. With no references left, no other
+		 * thread can be using it. */
 		release_stage(in);
+		leave(in);
 		in->lru_next = lru.lru_next;
 		in->lru_prev = &lru;
 		lru.lru_next->lru_prev = in;
@@ -322,9 +406,15 @@ void sfs_inode_staged_changed(int delta)
 	atomic_fetch_add(&nstaged, delta);
 }
 
-void sfs_inode_resync_locked(struct sfs_inode *in, int64_t kernel_size)
+void sfs_inode_resync_locked(struct sfs_inode *in)
 {
-	if (atomic_load(&in->staged) || atomic_load(&in->ksize) == kernel_size)
+	/* The kernel's size must be read under the lock: one read before it
+	 * could predate a relink of ours and shrink the file back. */
+	struct stat st;
+	if (atomic_load(&in->staged) || sfs_real.fstat(in->kfd, &st) != 0)
+		return;
+	int64_t kernel_size = st.st_size;
+	if (atomic_load(&in->ksize) == kernel_size)
 		return;
 	/* Shrinking unmaps what readers may be copying: close the barrier. */
 	bool shrink = kernel_size < atomic_load(&in->ksize);
@@ -343,6 +433,9 @@ void sfs_inode_table_reset(void)
 		struct sfs_inode *in = buckets[b];
 		while (in) {
 			struct sfs_inode *next = in->hnext;
+			/* The child inherited the parent's descriptors of it. */
+			if (in->refs > 0)
+				sfs_reg_pin(in->dev, in->ino);
 			sfs_map_drop_all(&in->maps);
 			sfs_map_drop_all(&in->stage.maps);
 			/* The parent owns the staging file's contents; the child
@@ -357,6 +450,7 @@ void sfs_inode_table_reset(void)
 	}
 	lru.lru_next = lru.lru_prev = &lru;
 	ncached = 0;
+	pthread_mutex_init(&demoted_lock, NULL);
 	atomic_store(&nstaged, 0);
 }
 
@@ -368,7 +462,13 @@ struct demoted_key {
 };
 static struct demoted_key demoted[DEMOTED_CAP];
 static atomic_int ndemoted;
-static pthread_mutex_t demoted_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void sfs_demoted_pin_all(void)
+{
+	for (int i = 0; i < DEMOTED_CAP; i++)
+		if (demoted[i].ino)
+			sfs_reg_pin(demoted[i].dev, demoted[i].ino);
+}
 
 bool sfs_demoted(dev_t dev, ino_t ino)
 {
@@ -391,6 +491,9 @@ bool sfs_demoted(dev_t dev, ino_t ino)
 
 void sfs_demoted_add(dev_t dev, ino_t ino)
 {
+	/* The process keeps using the file through the kernel: others must
+	 * know it has the file open. */
+	sfs_reg_pin(dev, ino);
 	pthread_mutex_lock(&demoted_lock);
 	if (atomic_load(&ndemoted) >= DEMOTED_CAP * 3 / 4) {
 		pthread_mutex_unlock(&demoted_lock);

@@ -12,7 +12,8 @@
  * it, the staging file's. Relink moves [base, size) into the target and makes
  * ksize == size again.
  *
- * Concurrency. Writers and structural changes (relink, truncate) hold `lock`.
+ * Concurrency. Writers and structural changes (relink, truncate) hold the
+ * inode lock (sfs_inode_lock: the registry entry's process-shared mutex).
  * Readers take no lock: they announce themselves in a reader count and run
  * only while the barrier is open; a structural change closes the barrier and
  * waits for readers to drain, because it moves or unmaps what they read.
@@ -28,6 +29,12 @@
 #include <sys/stat.h>
 
 #include "../map/maptab.h"
+#include "registry.h"
+
+/* Returned by fs-layer calls when the file was just left to the kernel
+ * (shared with another process): the wrapper makes the call there. Below
+ * every errno, as project codes are (style.md). */
+#define SFS_E_KERNEL (-100001)
 
 struct sfs_stage {
 	int fd;		/* staging file (O_TMPFILE in <root>/.splitfs) or -1 */
@@ -41,7 +48,10 @@ struct sfs_inode {
 	int kfd;	/* the library's own O_RDWR (or O_RDONLY) descriptor */
 	bool writable;	/* kfd is O_RDWR */
 
-	pthread_mutex_t lock;
+	pthread_mutex_t own_lock;	/* the writer lock without a registry */
+	struct sfs_reg_entry *reg;	/* shared state (registry.h); its robust
+					 * mutex is the writer lock in every process */
+	uint32_t reg_gen;		/* reg->gen as this process last saw it */
 	atomic_int readers;
 	atomic_int barrier; /* non-zero: a structural change is running */
 
@@ -81,7 +91,28 @@ static inline void sfs_read_exit(struct sfs_inode *in)
 	atomic_fetch_sub_explicit(&in->readers, 1, memory_order_release);
 }
 
-/* Close and reopen the barrier; the caller holds in->lock. */
+/* --- the writer lock and other processes ---------------------------------- */
+
+void sfs_inode_lock(struct sfs_inode *in);
+void sfs_inode_unlock(struct sfs_inode *in);
+
+/* Caller holds the lock. Absorbs a relink another process did of this
+ * process's window (drops the window, re-reads the size), and returns true
+ * when the file is now shared with another process: the caller must leave it
+ * to the kernel (sfs_demote_inode, after unlocking). */
+bool sfs_inode_contended_locked(struct sfs_inode *in);
+
+/* The same test without the lock, for readers (one shared-memory load). */
+static inline bool sfs_inode_contended(const struct sfs_inode *in)
+{
+	return in->reg && (atomic_load_explicit(&in->reg->shared, memory_order_relaxed) ||
+			   atomic_load_explicit(&in->reg->gen, memory_order_relaxed) != in->reg_gen);
+}
+
+/* Describes the staging window in the registry (caller holds the lock). */
+void sfs_inode_publish_locked(struct sfs_inode *in);
+
+/* Close and reopen the barrier; the caller holds the inode lock. */
 void sfs_barrier_close(struct sfs_inode *in);
 void sfs_barrier_open(struct sfs_inode *in);
 
@@ -117,8 +148,12 @@ void sfs_inode_table_reset(void);
 bool sfs_demoted(dev_t dev, ino_t ino);
 void sfs_demoted_add(dev_t dev, ino_t ino);
 
-/* Refreshes ksize/size from the kernel's size when nothing is staged (another
- * process may have grown or shrunk the file). Caller holds in->lock. */
-void sfs_inode_resync_locked(struct sfs_inode *in, int64_t kernel_size);
+/* A forked child registers itself for every file it inherited. */
+void sfs_demoted_pin_all(void);
+
+/* Refreshes ksize/size from the kernel's size (fstat under the lock) when
+ * nothing is staged: another process may have grown or shrunk the file.
+ * Caller holds the inode lock. */
+void sfs_inode_resync_locked(struct sfs_inode *in);
 
 #endif

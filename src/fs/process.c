@@ -102,6 +102,7 @@ void sfs_atfork_child(void)
 	sfs_fd_reset();
 	sfs_file_reset_free_list();
 	sfs_inode_table_reset();
+	sfs_demoted_pin_all();
 	sfs_staging_reset_child();
 	sfs_stats_reset();
 }

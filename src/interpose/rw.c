@@ -16,7 +16,7 @@ SFS_EXPORT ssize_t read(int fd, void *buf, size_t n)
 	if (!f)
 		return sfs_real.read(fd, buf, n);
 	uint64_t t0 = sfs_stat_start();
-	return sfs_wrap_done(f, SFS_CALL_read, t0, sfs_file_read(f, buf, n));
+	SFS_FINISH(f, SFS_CALL_read, t0, sfs_file_read(f, buf, n), sfs_real.read(fd, buf, n));
 }
 
 SFS_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
@@ -32,7 +32,8 @@ SFS_EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
 	if (!f)
 		return sfs_real.pread(fd, buf, n, off);
 	uint64_t t0 = sfs_stat_start();
-	return sfs_wrap_done(f, SFS_CALL_pread, t0, sfs_file_pread(f, buf, n, off));
+	SFS_FINISH(f, SFS_CALL_pread, t0, sfs_file_pread(f, buf, n, off),
+		   sfs_real.pread(fd, buf, n, off));
 }
 
 SFS_EXPORT ssize_t pread64(int fd, void *buf, size_t n, off_t off)
@@ -41,7 +42,8 @@ SFS_EXPORT ssize_t pread64(int fd, void *buf, size_t n, off_t off)
 	if (!f)
 		return sfs_real.pread64(fd, buf, n, off);
 	uint64_t t0 = sfs_stat_start();
-	return sfs_wrap_done(f, SFS_CALL_pread, t0, sfs_file_pread(f, buf, n, off));
+	SFS_FINISH(f, SFS_CALL_pread, t0, sfs_file_pread(f, buf, n, off),
+		   sfs_real.pread64(fd, buf, n, off));
 }
 
 SFS_EXPORT ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen)
@@ -64,7 +66,7 @@ SFS_EXPORT ssize_t write(int fd, const void *buf, size_t n)
 	if (!f)
 		return sfs_real.write(fd, buf, n);
 	uint64_t t0 = sfs_stat_start();
-	return sfs_wrap_done(f, SFS_CALL_write, t0, sfs_file_write(f, buf, n));
+	SFS_FINISH(f, SFS_CALL_write, t0, sfs_file_write(f, buf, n), sfs_real.write(fd, buf, n));
 }
 
 SFS_EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
@@ -73,7 +75,8 @@ SFS_EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 	if (!f)
 		return sfs_real.pwrite(fd, buf, n, off);
 	uint64_t t0 = sfs_stat_start();
-	return sfs_wrap_done(f, SFS_CALL_pwrite, t0, sfs_file_pwrite(f, buf, n, off));
+	SFS_FINISH(f, SFS_CALL_pwrite, t0, sfs_file_pwrite(f, buf, n, off),
+		   sfs_real.pwrite(fd, buf, n, off));
 }
 
 SFS_EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off)
@@ -82,5 +85,6 @@ SFS_EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off)
 	if (!f)
 		return sfs_real.pwrite64(fd, buf, n, off);
 	uint64_t t0 = sfs_stat_start();
-	return sfs_wrap_done(f, SFS_CALL_pwrite, t0, sfs_file_pwrite(f, buf, n, off));
+	SFS_FINISH(f, SFS_CALL_pwrite, t0, sfs_file_pwrite(f, buf, n, off),
+		   sfs_real.pwrite64(fd, buf, n, off));
 }

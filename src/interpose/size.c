@@ -15,7 +15,8 @@ SFS_EXPORT off_t lseek(int fd, off_t off, int whence)
 	if (!f)
 		return sfs_real.lseek(fd, off, whence);
 	uint64_t t0 = sfs_stat_start();
-	return sfs_wrap_done(f, SFS_CALL_lseek, t0, sfs_file_lseek(f, off, whence));
+	SFS_FINISH(f, SFS_CALL_lseek, t0, sfs_file_lseek(f, off, whence),
+		   sfs_real.lseek(fd, off, whence));
 }
 
 SFS_EXPORT off_t lseek64(int fd, off_t off, int whence)
@@ -24,7 +25,8 @@ SFS_EXPORT off_t lseek64(int fd, off_t off, int whence)
 	if (!f)
 		return sfs_real.lseek64(fd, off, whence);
 	uint64_t t0 = sfs_stat_start();
-	return sfs_wrap_done(f, SFS_CALL_lseek, t0, sfs_file_lseek(f, off, whence));
+	SFS_FINISH(f, SFS_CALL_lseek, t0, sfs_file_lseek(f, off, whence),
+		   sfs_real.lseek64(fd, off, whence));
 }
 
 static int ftruncate_impl(int (*real)(int, off_t), int fd, off_t len)
@@ -33,8 +35,8 @@ static int ftruncate_impl(int (*real)(int, off_t), int fd, off_t len)
 	if (!f)
 		return real(fd, len);
 	uint64_t t0 = sfs_stat_start();
-	return (int)sfs_wrap_done(f, SFS_CALL_truncate, t0,
-				  sfs_inode_truncate(f->inode, fd, NULL, len));
+	SFS_FINISH(f, SFS_CALL_truncate, t0, sfs_inode_truncate(f->inode, fd, NULL, len),
+		   real(fd, len));
 }
 
 SFS_EXPORT int ftruncate(int fd, off_t len)
@@ -58,9 +60,9 @@ static int truncate_impl(int (*real)(const char *, off_t), const char *path, off
 	struct sfs_inode *in = sfs_inode_find(st.st_dev, st.st_ino);
 	if (!in)
 		return real(path, len);
-	int r = (int)sfs_ret(sfs_inode_truncate(in, -1, path, len));
+	long r = sfs_inode_truncate(in, -1, path, len);
 	sfs_inode_put(in);
-	return r;
+	return r == SFS_E_KERNEL ? real(path, len) : (int)sfs_ret(r);
 }
 
 SFS_EXPORT int truncate(const char *path, off_t len)

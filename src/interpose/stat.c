@@ -17,7 +17,8 @@ static int64_t staged_size(dev_t dev, ino_t ino)
 	struct sfs_inode *in = sfs_inode_find(dev, ino);
 	if (!in)
 		return -1;
-	int64_t size = atomic_load(&in->staged) ? atomic_load(&in->size) : -1;
+	int64_t size = atomic_load(&in->staged) && !sfs_inode_contended(in) ? atomic_load(&in->size)
+									     : -1;
 	sfs_inode_put(in);
 	return size;
 }

@@ -9,6 +9,7 @@
 #include "../fs/fdtable.h"
 #include "../fs/file.h"
 #include "../fs/fileops.h"
+#include "../fs/inode.h"
 #include "../init.h"
 #include "../util/compiler.h"
 #include "../util/stats.h"
@@ -37,5 +38,17 @@ static inline long sfs_wrap_done(struct sfs_file *f, enum sfs_call c, uint64_t t
 	sfs_stat_call_end(c, t0, r > 0 ? (uint64_t)r : 0, false);
 	return sfs_ret(r);
 }
+
+/* Ends a managed call: SFS_E_KERNEL means the file was just left to the
+ * kernel (another process opened it), so the call is made there. */
+#define SFS_FINISH(f, call_id, t0, result, kernel_call)                                            \
+	do {                                                                                       \
+		long r_ = (result);                                                                \
+		if (r_ == SFS_E_KERNEL) {                                                          \
+			sfs_file_put(f);                                                           \
+			return kernel_call;                                                        \
+		}                                                                                  \
+		return sfs_wrap_done(f, call_id, t0, r_);                                          \
+	} while (0)
 
 #endif

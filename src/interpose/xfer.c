@@ -80,12 +80,9 @@ static bool touches_other_files(unsigned long req)
 static void resync_one(struct sfs_inode *in, void *unused)
 {
 	(void)unused;
-	struct stat st;
-	if (sfs_real.fstat(in->kfd, &st) == 0) {
-		pthread_mutex_lock(&in->lock);
-		sfs_inode_resync_locked(in, st.st_size);
-		pthread_mutex_unlock(&in->lock);
-	}
+	sfs_inode_lock(in);
+	sfs_inode_resync_locked(in);
+	sfs_inode_unlock(in);
 }
 
 SFS_EXPORT int ioctl(int fd, unsigned long req, ...)

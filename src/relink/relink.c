@@ -122,6 +122,9 @@ int sfs_relink(struct sfs_inode *in, bool durable)
 		}
 	}
 	int rc = ops->commit(in, base, size);
+	if (getenv("SFS_DEBUG_RELINK"))
+		sfs_msg("relink %s base %lld ksize %lld size %lld rc %d", ops->name,
+			(long long)base, (long long)ksize, (long long)size, rc);
 	if (rc && getenv("SFS_DEBUG_RELINK")) {
 		struct stat a, b;
 		sfs_real.fstat(in->kfd, &a);
@@ -141,6 +144,7 @@ int sfs_relink(struct sfs_inode *in, bool durable)
 	atomic_store(&in->ksize, size);
 	atomic_store(&in->staged, false);
 	sfs_inode_staged_changed(-1);
+	sfs_inode_publish_locked(in);
 	count(ops, size - base, t0);
 	return 0;
 }

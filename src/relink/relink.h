@@ -16,7 +16,7 @@
  *            while exchange and clone first write the staged pages back.
  *
  * Every backend leaves the staging file empty (truncated to 0, which drops
- * its pages without writeback). Callers hold in->lock with the barrier
+ * its pages without writeback). Callers hold the inode lock with the barrier
  * closed. */
 #ifndef SFS_RELINK_RELINK_H
 #define SFS_RELINK_RELINK_H

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The registry: per-file state shared by every SplitFS process on one file
+ * system, in a segment in /dev/shm (so a reboot clears it). It lets several
+ * processes use one file without staging over each other:
+ *
+ *  - Each entry lists the processes that have the file open (managed or
+ *    left to the kernel). A process may stage appends for a file only while
+ *    it is alone in that list; as soon as a second process opens the file,
+ *    the entry is marked shared and every process leaves the file to the
+ *    kernel (which then provides POSIX sharing: one size, O_APPEND, ...).
+ *  - The entry's robust, process-shared mutex is the inode's writer lock in
+ *    every process. The process that opens the file second takes that lock
+ *    and relinks the first one's staged data itself (reading the staging
+ *    file through /proc/<pid>/fd), bumps the entry's generation, and only
+ *    then returns from open(): it never sees a file that lacks data the
+ *    first process already wrote. The first process notices the new
+ *    generation at its next call on the file and drops its (relinked)
+ *    window.
+ *
+ * Processes that do not use SplitFS are not in the registry: they see
+ * appends of a SplitFS process at its fsync or close (DESIGN.md). */
+#ifndef SFS_FS_REGISTRY_H
+#define SFS_FS_REGISTRY_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define SFS_REG_PIDS 8 /* processes tracked per file; more makes it shared */
+
+/* One file. Shared memory layout: static_assert'ed in registry.c. */
+struct sfs_reg_entry {
+	uint64_t dev;
+	uint64_t ino;		 /* 0: free; SFS_REG_TOMBSTONE: deleted */
+	pthread_mutex_t lock;	 /* robust, process-shared */
+	_Atomic uint32_t gen;	 /* bumped when another process relinked our window */
+	_Atomic uint32_t shared; /* more than one process has the file open */
+	int32_t owner;		 /* the process whose window is described below */
+	int32_t staged;		 /* owner has a staging window open */
+	int32_t stage_fd;	 /* owner's staging file descriptor */
+	int32_t kfd;		 /* owner's descriptor on the file (O_RDWR) */
+	int64_t base;		 /* window [base, size) */
+	int64_t size;
+	int32_t pids[SFS_REG_PIDS];
+};
+
+/* Maps (creating if needed) the registry of the managed file system.
+ * Returns 0 or -errno; without it, files are coordinated within the process
+ * only (a warning says so). */
+int sfs_registry_init(void);
+
+/* Registers this process as having (dev, ino) open. Relinks another live
+ * process's window first if there is one. *alone: no other process has it
+ * open, so this one may stage. NULL: no registry (or it is full). */
+struct sfs_reg_entry *sfs_reg_join(dev_t dev, ino_t ino, bool *alone);
+
+/* This process no longer has the file open. */
+void sfs_reg_leave(struct sfs_reg_entry *e);
+
+/* Registers this process for a file it leaves to the kernel, for good: the
+ * entry keeps the pid until the process dies. */
+void sfs_reg_pin(dev_t dev, ino_t ino);
+
+/* Locks e->lock, repairing the entry if its last holder died. */
+void sfs_reg_lock(struct sfs_reg_entry *e);
+void sfs_reg_unlock(struct sfs_reg_entry *e);
+
+/* The owner describes its window (caller holds e->lock). */
+void sfs_reg_publish(struct sfs_reg_entry *e, bool staged, int stage_fd, int kfd, int64_t base,
+		     int64_t size);
+
+#endif
