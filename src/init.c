@@ -29,6 +29,23 @@ struct sfs_global sfs_g = {.priv_dirfd = -1};
 atomic_int sfs_init_state;
 static __thread int in_init __attribute__((tls_model("initial-exec")));
 
+static int self_pid;
+
+int sfs_self_pid(void)
+{
+	int p = __atomic_load_n(&self_pid, __ATOMIC_RELAXED);
+	if (!p) {
+		p = getpid();
+		__atomic_store_n(&self_pid, p, __ATOMIC_RELAXED);
+	}
+	return p;
+}
+
+void sfs_self_pid_reset(void)
+{
+	__atomic_store_n(&self_pid, 0, __ATOMIC_RELAXED);
+}
+
 int sfs_internal_fd(int fd)
 {
 	int hi = sfs_real.fcntl(fd, F_DUPFD_CLOEXEC, sfs_g.fd_floor);

@@ -42,6 +42,11 @@ static inline bool sfs_active(void)
 	return sfs_g.active;
 }
 
+/* getpid() without a system call (glibc does not cache it); refreshed in a
+ * forked child. */
+int sfs_self_pid(void);
+void sfs_self_pid_reset(void);
+
 /* Moves an internal fd to a high number with O_CLOEXEC and marks it internal
  * in the fd table, so the application can neither see nor close it. Returns
  * the new fd (the old one is closed) or the old one if moving failed. */

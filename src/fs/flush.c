@@ -40,6 +40,8 @@ int sfs_inode_sync(struct sfs_inode *in, int fd, bool datasync)
 	/* Outside the inode lock: writers need not wait for the device. */
 	if ((datasync ? sfs_real.fdatasync(fd) : sfs_real.fsync(fd)) != 0)
 		return -errno;
+	/* Writeback made the target's pages clean (write-protected) again. */
+	in->t_populated = 0;
 	return 0;
 }
 

@@ -93,7 +93,7 @@ bool sfs_inode_contended_locked(struct sfs_inode *in)
 			sfs_barrier_close(in);
 			atomic_store(&in->staged, false);
 			sfs_inode_staged_changed(-1);
-			sfs_relink_empty_stage(in);
+			sfs_stage_empty(&in->stage);
 			struct stat st;
 			int64_t ksize = sfs_real.fstat(in->kfd, &st) == 0 ? st.st_size
 									   : atomic_load(&in->size);
@@ -108,7 +108,8 @@ bool sfs_inode_contended_locked(struct sfs_inode *in)
 void sfs_inode_publish_locked(struct sfs_inode *in)
 {
 	if (in->reg)
-		sfs_reg_publish(in->reg, atomic_load(&in->staged), in->stage.fd, in->kfd,
+		sfs_reg_publish(in->reg, atomic_load(&in->staged), in->stage.fd,
+				in->stage.kind == SFS_STAGE_RING ? in->stage.cap : 0, in->kfd,
 				atomic_load(&in->base), atomic_load(&in->size));
 }
 
@@ -163,12 +164,7 @@ static void unhash_locked(struct sfs_inode *in)
 
 static void release_stage(struct sfs_inode *in)
 {
-	if (in->stage.fd < 0)
-		return;
-	sfs_map_drop_all(&in->stage.maps);
-	sfs_staging_put(in->stage.fd);
-	in->stage.fd = -1;
-	in->stage.cap = 0;
+	sfs_stage_detach(&in->stage);
 }
 
 /* Frees an inode no one refers to. Called without the table lock. */
@@ -255,7 +251,7 @@ static bool reuse(struct sfs_inode *in, int appfd, int flags, bool from_cache)
 		sfs_barrier_close(in);
 		atomic_store(&in->staged, false);
 		sfs_inode_staged_changed(-1);
-		sfs_relink_empty_stage(in);
+		sfs_stage_empty(&in->stage);
 		sfs_inode_publish_locked(in);
 		sfs_barrier_open(in);
 	}
@@ -437,11 +433,9 @@ void sfs_inode_table_reset(void)
 			if (in->refs > 0)
 				sfs_reg_pin(in->dev, in->ino);
 			sfs_map_drop_all(&in->maps);
-			sfs_map_drop_all(&in->stage.maps);
-			/* The parent owns the staging file's contents; the child
-			 * only drops its copy of the descriptors. */
-			if (in->stage.fd >= 0)
-				sfs_internal_close(in->stage.fd);
+			/* The parent owns the staged bytes; the child only drops
+			 * its copy of the store. */
+			sfs_stage_forget(&in->stage);
 			sfs_internal_close(in->kfd);
 			free(in);
 			in = next;

@@ -4,9 +4,9 @@
  *
  * Layout of a file's data. The kernel file (the "target") holds the bytes
  * [0, ksize). While a staging window is open (staged == true), the bytes
- * [base, size) live in the inode's staging file at the same offsets, where
+ * [base, size) live in the inode's staging store (staging/stage.h), where
  * base = ksize rounded down to a block: the window starts by copying the
- * target's partial last block into the staging file, so the whole window can
+ * target's partial last block into the store, so the whole window can
  * later be relinked as whole blocks. Reads and writes below the boundary
  * (base when staged, ksize otherwise) use the target's mappings; at or above
  * it, the staging file's. Relink moves [base, size) into the target and makes
@@ -29,18 +29,13 @@
 #include <sys/stat.h>
 
 #include "../map/maptab.h"
+#include "../staging/stage.h"
 #include "registry.h"
 
 /* Returned by fs-layer calls when the file was just left to the kernel
  * (shared with another process): the wrapper makes the call there. Below
  * every errno, as project codes are (style.md). */
 #define SFS_E_KERNEL (-100001)
-
-struct sfs_stage {
-	int fd;		/* staging file (O_TMPFILE in <root>/.splitfs) or -1 */
-	int64_t cap;	/* its current size; grown in map_size steps */
-	struct sfs_maptab maps;
-};
 
 struct sfs_inode {
 	dev_t dev;
@@ -62,6 +57,12 @@ struct sfs_inode {
 
 	struct sfs_stage stage;
 	struct sfs_maptab maps; /* mappings of the target */
+
+	/* Sequential writers (under the lock): where the last write ended, and
+	 * how far the target's pages are already populated writable (see
+	 * populate_ahead in data.c). */
+	int64_t wr_next;
+	int64_t t_populated;
 
 	/* Bookkeeping under the inode-table lock. */
 	int refs;		/* files (and transient users) referring to it */

@@ -95,6 +95,7 @@ void sfs_atfork_parent(void)
 
 void sfs_atfork_child(void)
 {
+	sfs_self_pid_reset();
 	if (!sfs_g.active)
 		return;
 	/* Start empty: inherited descriptors belong to the kernel (the parent

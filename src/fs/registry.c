@@ -19,8 +19,9 @@
 #include "../util/compiler.h"
 #include "../util/msg.h"
 #include "../util/stats.h"
+#include "../staging/stage.h"
 
-#define REG_MAGIC 0x5346535245473031ull /* "SFSREG01" */
+#define REG_MAGIC 0x5346535245473032ull /* "SFSREG02" */
 #define REG_SLOTS 16384
 #define SFS_REG_TOMBSTONE UINT64_MAX
 
@@ -38,6 +39,7 @@ static_assert(offsetof(struct sfs_reg_entry, lock) == 16, "entry layout");
 static_assert(offsetof(struct sfs_reg_entry, gen) == 56, "entry layout");
 static_assert(offsetof(struct sfs_reg_entry, base) == 80, "entry layout");
 static_assert(offsetof(struct sfs_reg_entry, pids) == 96, "entry layout");
+static_assert(offsetof(struct sfs_reg_entry, ring_shift) == 124, "entry layout");
 static_assert(sizeof(struct sfs_reg_entry) == 128, "entry layout");
 static_assert(sizeof(struct reg_header) == 128, "header layout");
 
@@ -57,8 +59,10 @@ static void init_robust(pthread_mutex_t *m)
 int sfs_registry_init(void)
 {
 	char path[128];
-	snprintf(path, sizeof(path), "/dev/shm/splitfs-registry-%u-%u", major(sfs_g.root_dev),
-		 minor(sfs_g.root_dev));
+	/* Named by layout version: processes of another SplitFS version use
+	 * their own registry (and cannot coordinate with this one). */
+	snprintf(path, sizeof(path), "/dev/shm/splitfs-registry-v%u-%u-%u",
+		 (unsigned)(REG_MAGIC & 0xff) - '0', major(sfs_g.root_dev), minor(sfs_g.root_dev));
 	int fd = sfs_real.open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
 	if (fd < 0)
 		return -errno;
@@ -205,9 +209,13 @@ static bool take_over(struct sfs_reg_entry *e)
 	int tfd = sfd >= 0 ? sfs_real.open(path, O_WRONLY | O_CLOEXEC) : -1;
 	bool ok = sfd >= 0 && tfd >= 0;
 	char buf[64 * 1024];
+	int kind = e->ring_shift ? SFS_STAGE_RING : SFS_STAGE_FILE;
+	int64_t cap = e->ring_shift ? (int64_t)1 << e->ring_shift : 0;
 	for (int64_t off = e->base; ok && off < e->size;) {
-		size_t n = (size_t)SFS_MIN((int64_t)sizeof(buf), e->size - off);
-		ssize_t r = sfs_real.pread(sfd, buf, n, off);
+		int64_t contig;
+		int64_t at = sfs_stage_fd_offset(kind, cap, off, &contig);
+		size_t n = (size_t)SFS_MIN(SFS_MIN((int64_t)sizeof(buf), e->size - off), contig);
+		ssize_t r = sfs_real.pread(sfd, buf, n, at);
 		if (r < (ssize_t)n && r >= 0) /* a hole at the staging file's end */
 			memset(buf + r, 0, n - (size_t)r);
 		ok = r >= 0 && sfs_real.pwrite(tfd, buf, n, off) == (ssize_t)n;
@@ -235,7 +243,7 @@ static struct sfs_reg_entry *join(dev_t dev, ino_t ino, bool manage, bool *alone
 	*alone = true;
 	if (!hdr)
 		return NULL;
-	int32_t me = getpid();
+	int32_t me = sfs_self_pid();
 	lock_robust(&hdr->lock, NULL);
 	struct sfs_reg_entry *e = find(dev, ino, true);
 	int others = e ? prune(e, me, true) : 0;
@@ -268,7 +276,7 @@ void sfs_reg_leave(struct sfs_reg_entry *e)
 {
 	if (!e)
 		return;
-	int32_t me = getpid();
+	int32_t me = sfs_self_pid();
 	lock_robust(&hdr->lock, NULL);
 	int others = 0;
 	for (int i = 0; i < SFS_REG_PIDS; i++) {
@@ -290,10 +298,11 @@ void sfs_reg_pin(dev_t dev, ino_t ino)
 	join(dev, ino, false, &alone);
 }
 
-void sfs_reg_publish(struct sfs_reg_entry *e, bool staged, int stage_fd, int kfd, int64_t base,
-		     int64_t size)
+void sfs_reg_publish(struct sfs_reg_entry *e, bool staged, int stage_fd, int64_t ring_cap,
+		     int kfd, int64_t base, int64_t size)
 {
-	e->owner = getpid();
+	e->owner = sfs_self_pid();
+	e->ring_shift = ring_cap ? __builtin_ctzll((unsigned long long)ring_cap) : 0;
 	e->staged = staged;
 	e->stage_fd = stage_fd;
 	e->kfd = kfd;

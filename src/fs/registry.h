@@ -28,7 +28,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define SFS_REG_PIDS 8 /* processes tracked per file; more makes it shared */
+#define SFS_REG_PIDS 7 /* processes tracked per file; more makes it shared */
 
 /* One file. Shared memory layout: static_assert'ed in registry.c. */
 struct sfs_reg_entry {
@@ -44,6 +44,8 @@ struct sfs_reg_entry {
 	int64_t base;		 /* window [base, size) */
 	int64_t size;
 	int32_t pids[SFS_REG_PIDS];
+	int32_t ring_shift;	 /* 0: staging file at the file's offsets;
+				  * else a ring of 1 << ring_shift bytes */
 };
 
 /* Maps (creating if needed) the registry of the managed file system.
@@ -68,7 +70,7 @@ void sfs_reg_lock(struct sfs_reg_entry *e);
 void sfs_reg_unlock(struct sfs_reg_entry *e);
 
 /* The owner describes its window (caller holds e->lock). */
-void sfs_reg_publish(struct sfs_reg_entry *e, bool staged, int stage_fd, int kfd, int64_t base,
-		     int64_t size);
+void sfs_reg_publish(struct sfs_reg_entry *e, bool staged, int stage_fd, int64_t ring_cap,
+		     int kfd, int64_t base, int64_t size);
 
 #endif

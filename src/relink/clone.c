@@ -11,6 +11,8 @@
 
 static int clone_commit(struct sfs_inode *in, int64_t base, int64_t size)
 {
+	if (in->stage.kind != SFS_STAGE_FILE)
+		return -EOPNOTSUPP;
 	/* An unaligned length is accepted only when it ends at the source's
 	 * EOF: cut the staging file there. */
 	if (sfs_real.ftruncate(in->stage.fd, size) != 0)
@@ -24,7 +26,6 @@ static int clone_commit(struct sfs_inode *in, int64_t base, int64_t size)
 	};
 	if (sfs_real.ioctl(in->kfd, FICLONERANGE, &r) != 0)
 		return -errno;
-	sfs_relink_empty_stage(in);
 	return 0;
 }
 

@@ -28,6 +28,8 @@ static_assert(sizeof(struct sfs_xfs_exchange_range) == 40, "kernel ABI: 40-byte 
 
 static int exchange_commit(struct sfs_inode *in, int64_t base, int64_t size)
 {
+	if (in->stage.kind != SFS_STAGE_FILE)
+		return -EOPNOTSUPP;
 	/* TO_EOF swaps the two sizes, so the staging file must end exactly
 	 * where the window does. */
 	if (sfs_real.ftruncate(in->stage.fd, size) != 0)
@@ -52,7 +54,6 @@ static int exchange_commit(struct sfs_inode *in, int64_t base, int64_t size)
 		    sfs_real.ioctl(in->kfd, SFS_XFS_IOC_EXCHANGE_RANGE, &x) != 0)
 			return -errno;
 	}
-	sfs_relink_empty_stage(in);
 	return 0;
 }
 

@@ -38,14 +38,12 @@ extern const struct sfs_relink_ops sfs_relink_exchange;
 extern const struct sfs_relink_ops sfs_relink_clone;
 extern const struct sfs_relink_ops sfs_relink_copy;
 
-/* Relinks the window. durable: the caller will fsync and wants the atomic
- * backend; otherwise small windows are copied (see above). */
+/* Relinks the window. Small windows are copied (see relink.c for the
+ * measurements); durable: the caller will fsync, and a backend forced with
+ * SPLITFS_RELINK is then used whatever the size. */
 int sfs_relink(struct sfs_inode *in, bool durable);
 
 /* The backend durable relinks use now (after probing), for messages. */
 const char *sfs_relink_backend_name(void);
-
-/* Truncates the staging file to 0 after a commit. */
-void sfs_relink_empty_stage(struct sfs_inode *in);
 
 #endif

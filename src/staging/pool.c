@@ -6,10 +6,11 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdatomic.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "../init.h"
@@ -19,21 +20,40 @@
 
 #define POOL_MAX 256 /* the option's upper bound */
 
+struct pooled {
+	int fd;
+	char *ring;
+	int64_t cap;
+};
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
-static int ready[POOL_MAX], nready;   /* empty, ready to hand out */
-static int returned[POOL_MAX], nreturned; /* given back, still to empty */
+static struct pooled ready[3][POOL_MAX]; /* by kind: empty, ready to hand out */
+static int nready[3];
+static int returned[POOL_MAX], nreturned; /* files given back, still to empty */
+static int rings_out;			  /* rings made and not destroyed */
 static bool thread_started, stopping;
 static pthread_t thread;
 
-static int make_file(void)
+/* The ring size: SPLITFS_STAGING_SIZE rounded up to a power of two, so a
+ * file offset maps to off & (cap - 1). */
+static int64_t ring_cap(void)
+{
+	int64_t cap = 1 << 16;
+	while (cap < (int64_t)sfs_g.opt.staging_size)
+		cap <<= 1;
+	return cap;
+}
+
+static int make_file(struct pooled *p)
 {
 	int fd = sfs_real.openat(sfs_g.priv_dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
 		/* No O_TMPFILE here: a named file, unlinked at once. */
 		static atomic_uint seq;
 		char name[64];
-		snprintf(name, sizeof(name), "stage-%d-%u", (int)getpid(), atomic_fetch_add(&seq, 1));
+		snprintf(name, sizeof(name), "stage-%d-%u", (int)sfs_self_pid(),
+			 atomic_fetch_add(&seq, 1));
 		fd = sfs_real.openat(sfs_g.priv_dirfd, name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC,
 				     0600);
 		if (fd >= 0)
@@ -41,18 +61,69 @@ static int make_file(void)
 	}
 	if (fd < 0)
 		return -errno;
-	sfs_stat_event(SFS_EV_staging_files_made, 1);
-	return sfs_internal_fd(fd);
+	p->fd = sfs_internal_fd(fd);
+	p->ring = NULL;
+	p->cap = 0;
+	return 0;
 }
 
-static int target(void)
+/* Caller holds lock (for the budget); the syscalls run without it. */
+static int make_ring(struct pooled *p)
 {
-	return (int)sfs_g.opt.staging_files;
+	if (rings_out >= SFS_MAX_RINGS)
+		return -ENOBUFS;
+	rings_out++;
+	pthread_mutex_unlock(&lock);
+	int64_t cap = ring_cap();
+	int rc = 0;
+	int fd = memfd_create("splitfs-staging", MFD_CLOEXEC);
+	char *m = MAP_FAILED;
+	if (fd < 0 || ftruncate(fd, cap) != 0 ||
+	    (m = sfs_real.mmap(NULL, (size_t)cap, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) ==
+		    MAP_FAILED)
+		rc = -errno;
+	if (rc && fd >= 0)
+		sfs_real.close(fd);
+	pthread_mutex_lock(&lock);
+	if (rc) {
+		rings_out--;
+		return rc;
+	}
+	p->fd = sfs_internal_fd(fd);
+	p->ring = m;
+	p->cap = cap;
+	return 0;
 }
 
+static void destroy(int kind, struct pooled *p)
+{
+	if (kind == SFS_STAGE_RING) {
+		munmap(p->ring, (size_t)p->cap);
+		rings_out--;
+	}
+	sfs_internal_close(p->fd);
+}
+
+/* Caller holds lock. */
+static int make(int kind, struct pooled *p)
+{
+	int rc;
+	if (kind == SFS_STAGE_RING)
+		return make_ring(p);
+	pthread_mutex_unlock(&lock);
+	rc = make_file(p);
+	pthread_mutex_lock(&lock);
+	return rc;
+}
+
+/* Keeps the default kind's pool full and empties returned files. */
 static void *refill(void *unused)
 {
 	(void)unused;
+	int kind = sfs_g.opt.relink == SFS_RELINK_EXCHANGE || sfs_g.opt.relink == SFS_RELINK_CLONE
+			   ? SFS_STAGE_FILE
+			   : SFS_STAGE_RING;
+	int target = (int)sfs_g.opt.staging_files;
 	pthread_mutex_lock(&lock);
 	while (!stopping) {
 		if (nreturned > 0) {
@@ -60,26 +131,27 @@ static void *refill(void *unused)
 			pthread_mutex_unlock(&lock);
 			bool ok = sfs_real.ftruncate(fd, 0) == 0;
 			pthread_mutex_lock(&lock);
-			if (ok && nready < target())
-				ready[nready++] = fd;
+			struct pooled p = {.fd = fd};
+			if (ok && nready[SFS_STAGE_FILE] < target)
+				ready[SFS_STAGE_FILE][nready[SFS_STAGE_FILE]++] = p;
 			else
-				sfs_internal_close(fd);
+				destroy(SFS_STAGE_FILE, &p);
 			continue;
 		}
-		if (nready < target()) {
-			pthread_mutex_unlock(&lock);
-			int fd = make_file();
-			pthread_mutex_lock(&lock);
-			if (fd < 0) {
-				sfs_warn("cannot create staging files in %s: %s", sfs_g.priv_dir,
-					 strerror(-fd));
+		if (nready[kind] < target) {
+			struct pooled p;
+			int rc = make(kind, &p);
+			if (rc) {
+				if (rc != -ENOBUFS)
+					sfs_warn("cannot make staging stores: %s", strerror(-rc));
 				break;
 			}
-			ready[nready++] = fd;
+			ready[kind][nready[kind]++] = p;
 			continue;
 		}
 		pthread_cond_wait(&wake, &lock);
 	}
+	thread_started = false;
 	pthread_mutex_unlock(&lock);
 	return NULL;
 }
@@ -87,7 +159,7 @@ static void *refill(void *unused)
 /* Caller holds lock. */
 static void start_thread(void)
 {
-	if (thread_started)
+	if (thread_started || stopping)
 		return;
 	thread_started = true;
 	/* The thread must not take signals meant for the application. */
@@ -101,38 +173,64 @@ static void start_thread(void)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
-int sfs_staging_get(void)
+int sfs_staging_get(int kind, struct sfs_stage *st)
 {
+	struct pooled p;
+	int rc = 0;
 	pthread_mutex_lock(&lock);
 	start_thread();
-	int fd = nready > 0 ? ready[--nready] : -1;
+	if (nready[kind] > 0)
+		p = ready[kind][--nready[kind]];
+	else
+		rc = make(kind, &p);
 	pthread_cond_signal(&wake);
 	pthread_mutex_unlock(&lock);
-	return fd >= 0 ? fd : make_file();
+	if (rc)
+		return rc;
+	if (kind == SFS_STAGE_FILE)
+		sfs_stat_event(SFS_EV_staging_files_made, 1);
+	st->kind = kind;
+	st->fd = p.fd;
+	st->ring = p.ring;
+	st->cap = p.cap;
+	return 0;
 }
 
-void sfs_staging_put(int fd)
+void sfs_staging_put(struct sfs_stage *st)
 {
+	struct pooled p = {.fd = st->fd, .ring = st->ring, .cap = st->cap};
+	int kind = st->kind;
 	pthread_mutex_lock(&lock);
-	if (thread_started && !stopping && nreturned < POOL_MAX) {
-		returned[nreturned++] = fd;
-		fd = -1;
+	if (kind == SFS_STAGE_RING && nready[kind] < (int)sfs_g.opt.staging_files) {
+		ready[kind][nready[kind]++] = p; /* pages and all */
+		kind = SFS_STAGE_NONE;
+	} else if (kind == SFS_STAGE_FILE && thread_started && nreturned < POOL_MAX) {
+		returned[nreturned++] = p.fd;
 		pthread_cond_signal(&wake);
+		kind = SFS_STAGE_NONE;
 	}
+	if (kind != SFS_STAGE_NONE)
+		destroy(kind, &p);
 	pthread_mutex_unlock(&lock);
-	if (fd >= 0)
-		sfs_internal_close(fd);
+	st->kind = SFS_STAGE_NONE;
+	st->fd = -1;
+	st->ring = NULL;
+	st->cap = 0;
 }
 
 void sfs_staging_reset_child(void)
 {
 	pthread_mutex_init(&lock, NULL);
 	pthread_cond_init(&wake, NULL);
-	for (int i = 0; i < nready; i++)
-		sfs_internal_close(ready[i]);
+	for (int k = 1; k < 3; k++) {
+		for (int i = 0; i < nready[k]; i++)
+			destroy(k, &ready[k][i]);
+		nready[k] = 0;
+	}
 	for (int i = 0; i < nreturned; i++)
 		sfs_internal_close(returned[i]);
-	nready = nreturned = 0;
+	nreturned = 0;
+	rings_out = 0;
 	thread_started = false;
 	stopping = false;
 }

@@ -1,21 +1,28 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The staging pool: empty staging files in <root>/.splitfs, made ahead of
- * time by a background thread so the append path never creates a file.
- * A staging file is an unnamed O_TMPFILE: whatever a crash leaves in it
- * vanishes with the process (POSIX mode promises nothing for data that was
- * never fsynced). Files come back from inodes through sfs_staging_put; the
- * thread empties them (ftruncate to 0, which drops their page cache without
- * writing it back) and returns them to the pool. */
+/* The staging pool: empty staging stores made ahead of time by a background
+ * thread, so the append path never creates a file or a mapping.
+ *  - rings: memfd_create'd, sized SPLITFS_STAGING_SIZE, mapped once;
+ *    returned rings go straight back to the pool with their pages.
+ *  - files: unnamed O_TMPFILEs in <root>/.splitfs (whatever a crash leaves
+ *    in one vanishes with the process: POSIX mode promises nothing for data
+ *    never fsynced); returned files are emptied by the thread (ftruncate to
+ *    0 drops their page cache without writing it back).
+ * Rings are budgeted (SFS_MAX_RINGS per process, in use or pooled). */
 #ifndef SFS_STAGING_POOL_H
 #define SFS_STAGING_POOL_H
 
-/* An empty staging file (an internal descriptor), or -errno. */
-int sfs_staging_get(void);
+#include "stage.h"
 
-/* Gives a staging file back (its contents are discarded). */
-void sfs_staging_put(int fd);
+#define SFS_MAX_RINGS 64
 
-/* A forked child: forget the pool and its thread (closing the descriptors). */
+/* Fills st with an empty store of the given kind. 0 or -errno. */
+int sfs_staging_get(int kind, struct sfs_stage *st);
+
+/* Gives a store back (its contents are discarded). */
+void sfs_staging_put(struct sfs_stage *st);
+
+/* A forked child: forget the pool and its thread (closing the descriptors
+ * and unmapping the rings, which belong to the parent). */
 void sfs_staging_reset_child(void);
 
 /* Stops the thread (process exit). */

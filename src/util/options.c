@@ -39,7 +39,7 @@ static const struct opt_row rows[] = {
 	 NULL, 4 * KIB, 1 * GIB, true},
 	{"staging_files", "SPLITFS_STAGING_FILES", OPT_UINT, "4",
 	 offsetof(struct sfs_options, staging_files), NULL, 1, 256, false},
-	{"staging_size", "SPLITFS_STAGING_SIZE", OPT_SIZE, "64M",
+	{"staging_size", "SPLITFS_STAGING_SIZE", OPT_SIZE, "8M",
 	 offsetof(struct sfs_options, staging_size), NULL, 64 * KIB, 64 * GIB, false},
 	{"log_size", "SPLITFS_LOG_SIZE", OPT_SIZE, "16M", offsetof(struct sfs_options, log_size),
 	 NULL, 64 * KIB, 16 * GIB, false},

@@ -18,7 +18,8 @@ struct sfs_options {
 	int mode;		/* enum sfs_mode */
 	uint64_t map_size;	/* mapping chunk of target files, power of two */
 	uint64_t staging_files; /* staging files kept ready per process */
-	uint64_t staging_size;	/* staged bytes per file before an early relink */
+	uint64_t staging_size;	/* staged bytes per file before an early relink
+				 * (the size of a staging ring) */
 	uint64_t log_size;	/* operation log size (sync/strict) */
 	int relink;		/* enum sfs_relink_kind */
 	bool stats;

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Description: the paper's Figure 4 IO patterns on one file in 4 KiB ops:
+ * append, append with fsync every 10, sequential and random read, sequential
+ * and random overwrite. One process = one repetition; prints one JSON line
+ * per pattern with ns/op. Run it with and without the library on the same
+ * file system (bench/run.sh does, alternating).
+ *   fig4 DIR [MiB] [pattern,...]     default 128 MiB, all patterns */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define OP 4096
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+static void shuffle(long *v, long n, unsigned seed)
+{
+	srand(seed);
+	for (long i = n - 1; i > 0; i--) {
+		long j = rand() % (i + 1), t = v[i];
+		v[i] = v[j];
+		v[j] = t;
+	}
+}
+
+static void report(const char *pattern, long ops, double ns)
+{
+	printf("{\"pattern\":\"%s\",\"ops\":%ld,\"ns_per_op\":%.1f}\n", pattern, ops, ns / (double)ops);
+	fflush(stdout);
+}
+
+static int want(const char *list, const char *p)
+{
+	if (!list)
+		return 1;
+	char buf[256];
+	snprintf(buf, sizeof(buf), ",%s,", list);
+	char key[64];
+	snprintf(key, sizeof(key), ",%s,", p);
+	return strstr(buf, key) != NULL;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: fig4 DIR [MiB] [patterns]\n");
+		return 2;
+	}
+	long mib = argc > 2 ? atol(argv[2]) : 128;
+	const char *list = argc > 3 ? argv[3] : NULL;
+	long nops = mib * (1 << 20) / OP;
+	char path[4096], path2[4096];
+	snprintf(path, sizeof(path), "%s/fig4.dat", argv[1]);
+	snprintf(path2, sizeof(path2), "%s/fig4-fsync.dat", argv[1]);
+	static char buf[OP];
+	memset(buf, 'a', sizeof(buf));
+	long *idx = malloc(sizeof(long) * (size_t)nops);
+	for (long i = 0; i < nops; i++)
+		idx[i] = i;
+
+	unlink(path);
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	double t = now();
+	for (long i = 0; i < nops; i++)
+		if (write(fd, buf, OP) != OP)
+			return 1;
+	if (want(list, "append"))
+		report("append", nops, now() - t);
+	fsync(fd);
+
+	if (want(list, "append_fsync10")) {
+		unlink(path2);
+		int fd2 = open(path2, O_RDWR | O_CREAT | O_TRUNC, 0644);
+		long n2 = nops / 4; /* fsync-bound: a quarter of the ops */
+		t = now();
+		for (long i = 0; i < n2; i++) {
+			if (write(fd2, buf, OP) != OP)
+				return 1;
+			if (i % 10 == 9)
+				fsync(fd2);
+		}
+		report("append_fsync10", n2, now() - t);
+		close(fd2);
+		unlink(path2);
+	}
+	if (want(list, "seq_read")) {
+		t = now();
+		for (long i = 0; i < nops; i++)
+			if (pread(fd, buf, OP, i * OP) != OP)
+				return 1;
+		report("seq_read", nops, now() - t);
+	}
+	if (want(list, "rand_read")) {
+		shuffle(idx, nops, 1);
+		t = now();
+		for (long i = 0; i < nops; i++)
+			if (pread(fd, buf, OP, idx[i] * OP) != OP)
+				return 1;
+		report("rand_read", nops, now() - t);
+	}
+	if (want(list, "seq_overwrite")) {
+		t = now();
+		for (long i = 0; i < nops; i++)
+			if (pwrite(fd, buf, OP, i * OP) != OP)
+				return 1;
+		report("seq_overwrite", nops, now() - t);
+	}
+	if (want(list, "rand_overwrite")) {
+		shuffle(idx, nops, 2);
+		t = now();
+		for (long i = 0; i < nops; i++)
+			if (pwrite(fd, buf, OP, idx[i] * OP) != OP)
+				return 1;
+		report("rand_overwrite", nops, now() - t);
+	}
+	close(fd);
+	unlink(path);
+	return 0;
+}
