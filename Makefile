@@ -66,8 +66,16 @@ $(BUILD)/tests/%: tests/c/%.c tests/c/helpers.c tests/c/helpers.h
 tests: all $(TEST_BIN)
 
 # Installs what the suites need (packages, fsx, pjdfstest), then runs them.
-test: tests
+test:
 	./tests/deps.sh
+	$(MAKE) tests
 	./tests/run.sh
 
-.PHONY: tests test
+# Installs what is missing, builds, and runs a real workload with and
+# without SplitFS on the default file system (see demo/demo.sh).
+demo:
+	./tests/deps.sh
+	$(MAKE) all
+	./demo/demo.sh
+
+.PHONY: tests test demo
