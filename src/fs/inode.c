@@ -410,10 +410,10 @@ void sfs_inode_resync_locked(struct sfs_inode *in)
 	if (atomic_load(&in->staged) || sfs_real.fstat(in->kfd, &st) != 0)
 		return;
 	int64_t kernel_size = st.st_size;
-	if (atomic_load(&in->ksize) == kernel_size)
+	if (atomic_load(&in->ksize) == kernel_size && atomic_load(&in->size) == kernel_size)
 		return;
 	/* Shrinking unmaps what readers may be copying: close the barrier. */
-	bool shrink = kernel_size < atomic_load(&in->ksize);
+	bool shrink = kernel_size < atomic_load(&in->size);
 	if (shrink)
 		sfs_barrier_close(in);
 	atomic_store(&in->ksize, kernel_size);
