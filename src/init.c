@@ -25,7 +25,7 @@
 #include "util/msg.h"
 #include "util/stats.h"
 
-struct sfs_global sfs_g = {.priv_dirfd = -1};
+struct sfs_global sfs_g = {.priv_dirfd = -1, .stats_fd = -1};
 atomic_int sfs_init_state;
 static __thread int in_init __attribute__((tls_model("initial-exec")));
 
@@ -108,14 +108,33 @@ static int setup_root(void)
 
 static void open_stats_file(void)
 {
-	if (!sfs_g.opt.stats_file[0])
+	struct stat st;
+	if (sfs_real.fstat(2, &st) == 0) {
+		sfs_g.stderr_dev = st.st_dev;
+		sfs_g.stderr_ino = st.st_ino;
+	}
+	if (!sfs_g.opt.stats || !sfs_g.opt.stats_file[0])
 		return;
 	int fd = sfs_real.open(sfs_g.opt.stats_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
 			       0644);
 	if (fd >= 0)
-		sfs_msg_set_fd(sfs_internal_fd(fd));
+		sfs_g.stats_fd = sfs_internal_fd(fd);
 	else
 		sfs_warn("SPLITFS_STATS_FILE=%s: %s", sfs_g.opt.stats_file, strerror(errno));
+}
+
+void sfs_print_stats(const char *reason)
+{
+	if (!sfs_stats_on)
+		return;
+	if (sfs_g.stats_fd >= 0) {
+		sfs_stats_print(sfs_g.stats_fd, reason);
+		return;
+	}
+	struct stat st;
+	if (sfs_real.fstat(2, &st) == 0 && st.st_dev == sfs_g.stderr_dev &&
+	    st.st_ino == sfs_g.stderr_ino)
+		sfs_stats_print(2, reason);
 }
 
 static void do_init(void)
@@ -192,8 +211,7 @@ __attribute__((destructor)) static void splitfs_dtor(void)
 	sfs_flush_all();
 	sfs_demote_fds(false);
 	sfs_staging_shutdown();
-	if (sfs_stats_on)
-		sfs_stats_print(2, "exit");
+	sfs_print_stats("exit");
 }
 
 SFS_EXPORT const char *splitfs_version(void);

@@ -19,6 +19,9 @@ struct sfs_global {
 	unsigned map_shift;	/* log2(opt.map_size) */
 	long max_vmas;		/* our mapping budget: vm.max_map_count / 4 */
 	int fd_floor;		/* internal fds are moved at or above this */
+	int stats_fd;		/* SPLITFS_STATS_FILE (internal fd) or -1: stderr */
+	dev_t stderr_dev;	/* what fd 2 was at start, so the stats never go */
+	ino_t stderr_ino;	/* into a file the application put on fd 2 later */
 };
 
 extern struct sfs_global sfs_g;
@@ -41,6 +44,10 @@ static inline bool sfs_active(void)
 	sfs_init();
 	return sfs_g.active;
 }
+
+/* Prints the stats table (SPLITFS_STATS) where SPLITFS_STATS_FILE says, or
+ * to stderr if fd 2 is still what it was at start. */
+void sfs_print_stats(const char *reason);
 
 /* getpid() without a system call (glibc does not cache it); refreshed in a
  * forked child. */

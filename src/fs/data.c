@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../init.h"
@@ -195,6 +196,12 @@ static int stage_write(struct sfs_inode *in, const char *buf, size_t n, int64_t 
 	if (rc)
 		return rc;
 	sfs_stat_event(SFS_EV_staged_bytes, n);
+	/* The kernel would have updated mtime now; stat reports this until the
+	 * relink updates the file itself (coarse clock, as the kernel uses). */
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME_COARSE, &now);
+	atomic_store_explicit(&in->staged_mtime, (int64_t)now.tv_sec * 1000000000 + now.tv_nsec,
+			      memory_order_relaxed);
 	if (end > size) {
 		atomic_store_explicit(&in->size, end, memory_order_release);
 		sfs_inode_publish_locked(in);

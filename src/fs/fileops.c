@@ -20,6 +20,7 @@
 #include "flush.h"
 #include "inode.h"
 #include "process.h"
+#include "registry.h"
 
 #ifndef RWF_NOAPPEND
 #define RWF_NOAPPEND 0x00000020
@@ -72,6 +73,19 @@ static long kernel_now(struct sfs_file *f)
 {
 	sfs_demote_inode(f->inode);
 	return SFS_E_KERNEL;
+}
+
+void sfs_prepare_truncate(int dirfd, const char *path, int flags)
+{
+	if (!sfs_g.active || !(flags & O_TRUNC))
+		return;
+	int saved = errno;
+	struct stat st;
+	if (sfs_real.fstatat(dirfd, path, &st, (flags & O_NOFOLLOW) ? AT_SYMLINK_NOFOLLOW : 0) ==
+		    0 &&
+	    S_ISREG(st.st_mode) && st.st_dev == sfs_g.root_dev)
+		sfs_reg_flush_others(st.st_dev, st.st_ino);
+	errno = saved;
 }
 
 ssize_t sfs_file_pread(struct sfs_file *f, void *buf, size_t n, int64_t off)

@@ -17,6 +17,10 @@
  * on the managed file system. Preserves errno. */
 void sfs_manage(int fd, int flags);
 
+/* Before the kernel truncates the file at (dirfd, path) (an O_TRUNC open,
+ * truncate): another process's staged data goes in first (registry.h). */
+void sfs_prepare_truncate(int dirfd, const char *path, int flags);
+
 ssize_t sfs_file_read(struct sfs_file *f, void *buf, size_t n);
 ssize_t sfs_file_write(struct sfs_file *f, const void *buf, size_t n);
 ssize_t sfs_file_pread(struct sfs_file *f, void *buf, size_t n, int64_t off);

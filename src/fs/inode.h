@@ -54,6 +54,7 @@ struct sfs_inode {
 	_Atomic int64_t size;  /* logical size, including staged bytes */
 	_Atomic int64_t base;  /* start of the staging window (valid when staged) */
 	atomic_bool staged;
+	_Atomic int64_t staged_mtime; /* ns: the last staged write (stat shows it) */
 
 	struct sfs_stage stage;
 	struct sfs_maptab maps; /* mappings of the target */

@@ -298,6 +298,21 @@ void sfs_reg_pin(dev_t dev, ino_t ino)
 	join(dev, ino, false, &alone);
 }
 
+void sfs_reg_flush_others(dev_t dev, ino_t ino)
+{
+	if (!hdr)
+		return;
+	lock_robust(&hdr->lock, NULL);
+	struct sfs_reg_entry *e = find(dev, ino, false);
+	pthread_mutex_unlock(&hdr->lock);
+	if (!e)
+		return;
+	sfs_reg_lock(e);
+	if (e->staged && e->owner != sfs_self_pid() && alive(e->owner))
+		take_over(e);
+	sfs_reg_unlock(e);
+}
+
 void sfs_reg_publish(struct sfs_reg_entry *e, bool staged, int stage_fd, int64_t ring_cap,
 		     int kfd, int64_t base, int64_t size)
 {

@@ -65,6 +65,12 @@ void sfs_reg_leave(struct sfs_reg_entry *e);
  * entry keeps the pid until the process dies. */
 void sfs_reg_pin(dev_t dev, ino_t ino);
 
+/* Before this process truncates (dev, ino) through the kernel (an O_TRUNC
+ * open, truncate(path)): relink another process's window first, so the
+ * truncation removes it as it would have removed data written through the
+ * kernel, instead of the window coming back at that process's next relink. */
+void sfs_reg_flush_others(dev_t dev, ino_t ino);
+
 /* Locks e->lock, repairing the entry if its last holder died. */
 void sfs_reg_lock(struct sfs_reg_entry *e);
 void sfs_reg_unlock(struct sfs_reg_entry *e);

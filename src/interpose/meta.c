@@ -7,29 +7,44 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <sys/time.h>
+#include <utime.h>
 #include <unistd.h>
 
 #include "../fs/flush.h"
 #include "../fs/inode.h"
 #include "wrap.h"
 
-/* The regular file at (dirfd, path) on the managed file system, if any. */
-static bool lookup(int dirfd, const char *path, struct stat *st)
+/* The regular file at (dirfd, path) on the managed file system, if any
+ * (the name itself, not what a symlink there points to). */
+static bool lookup_at(int dirfd, const char *path, int flags, struct stat *st)
 {
-	return sfs_real.fstatat(dirfd, path, st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	       S_ISREG(st->st_mode) && st->st_dev == sfs_g.root_dev;
+	return sfs_real.fstatat(dirfd, path, st, flags) == 0 && S_ISREG(st->st_mode) &&
+	       st->st_dev == sfs_g.root_dev;
 }
 
-static void relink_path(int dirfd, const char *path)
+static bool lookup(int dirfd, const char *path, struct stat *st)
+{
+	return lookup_at(dirfd, path, AT_SYMLINK_NOFOLLOW, st);
+}
+
+/* Relinks the staged data of the file at (dirfd, path), if this process
+ * has any. */
+static void relink_path_at(int dirfd, const char *path, int flags)
 {
 	struct stat st;
-	if (sfs_inode_staged_count() == 0 || !lookup(dirfd, path, &st))
+	if (sfs_inode_staged_count() == 0 || !path || !lookup_at(dirfd, path, flags, &st))
 		return;
 	struct sfs_inode *in = sfs_inode_find(st.st_dev, st.st_ino);
 	if (in) {
 		sfs_inode_flush(in, SFS_FLUSH_VISIBLE);
 		sfs_inode_put(in);
 	}
+}
+
+static void relink_path(int dirfd, const char *path)
+{
+	relink_path_at(dirfd, path, AT_SYMLINK_NOFOLLOW);
 }
 
 static int unlink_impl(int dirfd, const char *path, int flags, int (*kernel)(int, const char *, int))
@@ -114,4 +129,71 @@ SFS_EXPORT int renameat2(int olddir, const char *oldpath, int newdir, const char
 			 unsigned int flags)
 {
 	return rename_impl(olddir, oldpath, newdir, newpath, flags);
+}
+
+/* Timestamps: set them on the kernel file after its data is complete, or the
+ * relink at close (a write to the file) would move mtime to "now" again
+ * (tar, cp -p, rsync set times on files they just wrote). */
+static void relink_fd(int fd)
+{
+	struct sfs_file *f = sfs_wrap_file(fd);
+	if (f) {
+		sfs_inode_flush(f->inode, SFS_FLUSH_VISIBLE);
+		sfs_file_put(f);
+	}
+}
+
+SFS_EXPORT int futimens(int fd, const struct timespec times[2])
+{
+	relink_fd(fd);
+	return sfs_real.futimens(fd, times);
+}
+
+SFS_EXPORT int futimes(int fd, const struct timeval tv[2])
+{
+	relink_fd(fd);
+	return sfs_real.futimes(fd, tv);
+}
+
+SFS_EXPORT int utimensat(int dirfd, const char *path, const struct timespec times[2], int flags)
+{
+	if (sfs_active()) {
+		/* glibc declares path nonnull, but the kernel takes NULL to mean
+		 * futimens(dirfd): hide the pointer from that assumption. */
+		const char *p = path;
+		__asm__("" : "+r"(p));
+		if (p)
+			relink_path_at(dirfd, p, flags & AT_SYMLINK_NOFOLLOW);
+		else
+			relink_fd(dirfd);
+	}
+	return sfs_real.utimensat(dirfd, path, times, flags);
+}
+
+SFS_EXPORT int futimesat(int dirfd, const char *path, const struct timeval tv[2])
+{
+	if (sfs_active())
+		relink_path_at(dirfd, path, 0);
+	return sfs_real.futimesat(dirfd, path, tv);
+}
+
+SFS_EXPORT int utimes(const char *path, const struct timeval tv[2])
+{
+	if (sfs_active())
+		relink_path_at(AT_FDCWD, path, 0);
+	return sfs_real.utimes(path, tv);
+}
+
+SFS_EXPORT int lutimes(const char *path, const struct timeval tv[2])
+{
+	if (sfs_active())
+		relink_path_at(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW);
+	return sfs_real.lutimes(path, tv);
+}
+
+SFS_EXPORT int utime(const char *path, const struct utimbuf *times)
+{
+	if (sfs_active())
+		relink_path_at(AT_FDCWD, path, 0);
+	return sfs_real.utime(path, times);
 }

@@ -20,6 +20,12 @@
 		va_end(ap);                                                                        \
 	}
 
+static void before(int dirfd, const char *path, int flags)
+{
+	sfs_init();
+	sfs_prepare_truncate(dirfd, path, flags);
+}
+
 static int opened(int fd, int flags)
 {
 	sfs_manage(fd, flags);
@@ -29,28 +35,28 @@ static int opened(int fd, int flags)
 SFS_EXPORT int open(const char *path, int flags, ...)
 {
 	GET_MODE(flags);
-	sfs_init();
+	before(AT_FDCWD, path, flags);
 	return opened(sfs_real.open(path, flags, mode), flags);
 }
 
 SFS_EXPORT int open64(const char *path, int flags, ...)
 {
 	GET_MODE(flags);
-	sfs_init();
+	before(AT_FDCWD, path, flags);
 	return opened(sfs_real.open64(path, flags, mode), flags);
 }
 
 SFS_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 {
 	GET_MODE(flags);
-	sfs_init();
+	before(dirfd, path, flags);
 	return opened(sfs_real.openat(dirfd, path, flags, mode), flags);
 }
 
 SFS_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 {
 	GET_MODE(flags);
-	sfs_init();
+	before(dirfd, path, flags);
 	return opened(sfs_real.openat64(dirfd, path, flags, mode), flags);
 }
 
@@ -63,36 +69,36 @@ int __openat64_2(int dirfd, const char *path, int flags);
 
 SFS_EXPORT int __open_2(const char *path, int flags)
 {
-	sfs_init();
+	before(AT_FDCWD, path, flags);
 	return opened(sfs_real.__open_2(path, flags), flags);
 }
 
 SFS_EXPORT int __open64_2(const char *path, int flags)
 {
-	sfs_init();
+	before(AT_FDCWD, path, flags);
 	return opened(sfs_real.__open64_2(path, flags), flags);
 }
 
 SFS_EXPORT int __openat_2(int dirfd, const char *path, int flags)
 {
-	sfs_init();
+	before(dirfd, path, flags);
 	return opened(sfs_real.__openat_2(dirfd, path, flags), flags);
 }
 
 SFS_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 {
-	sfs_init();
+	before(dirfd, path, flags);
 	return opened(sfs_real.__openat64_2(dirfd, path, flags), flags);
 }
 
 SFS_EXPORT int creat(const char *path, mode_t mode)
 {
-	sfs_init();
+	before(AT_FDCWD, path, O_TRUNC);
 	return opened(sfs_real.creat(path, mode), O_CREAT | O_WRONLY | O_TRUNC);
 }
 
 SFS_EXPORT int creat64(const char *path, mode_t mode)
 {
-	sfs_init();
+	before(AT_FDCWD, path, O_TRUNC);
 	return opened(sfs_real.creat64(path, mode), O_CREAT | O_WRONLY | O_TRUNC);
 }

@@ -28,8 +28,7 @@ static void before_exec(void)
 		uint64_t t0 = sfs_stat_start();
 		sfs_prepare_share();
 		sfs_stat_call_end(SFS_CALL_exec, t0, 0, true);
-		if (sfs_stats_on)
-			sfs_stats_print(2, "exec");
+		sfs_print_stats("exec");
 	}
 }
 

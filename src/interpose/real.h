@@ -14,7 +14,9 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/time.h>
 #include <sys/uio.h>
+#include <utime.h>
 
 /* X(return type, name, parameter list). Rows marked OPT may be missing from
  * an older libc; the wrapper then answers ENOSYS. */
@@ -86,6 +88,13 @@
 	X(int, renameat, (int, const char *, int, const char *))                                   \
 	X(int, renameat2, (int, const char *, int, const char *, unsigned int))                    \
 	X(int, remove, (const char *))                                                             \
+	X(int, futimens, (int, const struct timespec *))                                           \
+	X(int, utimensat, (int, const char *, const struct timespec *, int))                       \
+	X(int, utimes, (const char *, const struct timeval *))                                     \
+	X(int, utime, (const char *, const struct utimbuf *))                                      \
+	X(int, futimes, (int, const struct timeval *))                                             \
+	X(int, lutimes, (const char *, const struct timeval *))                                    \
+	X(int, futimesat, (int, const char *, const struct timeval *))                             \
 	X(void *, mmap, (void *, size_t, int, int, int, off_t))                                    \
 	X(void *, mmap64, (void *, size_t, int, int, int, off_t))                                  \
 	X(ssize_t, sendfile, (int, int, off_t *, size_t))                                          \

@@ -55,6 +55,7 @@ SFS_EXPORT int ftruncate64(int fd, off_t len)
 static int truncate_impl(int (*real)(const char *, off_t), const char *path, off_t len)
 {
 	struct stat st;
+	sfs_prepare_truncate(AT_FDCWD, path, O_TRUNC);
 	if (!sfs_active() || sfs_inode_staged_count() == 0 || sfs_real.stat(path, &st) != 0)
 		return real(path, len);
 	struct sfs_inode *in = sfs_inode_find(st.st_dev, st.st_ino);

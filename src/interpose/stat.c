@@ -9,43 +9,67 @@
 #include "../fs/inode.h"
 #include "wrap.h"
 
-/* The logical size of (dev, ino) if it has staged bytes, else -1. */
-static int64_t staged_size(dev_t dev, ino_t ino)
+/* The logical size and last write time of (dev, ino) if it has staged
+ * bytes; false otherwise. */
+static bool staged(dev_t dev, ino_t ino, int64_t *size, int64_t *mtime_ns)
 {
 	if (sfs_inode_staged_count() == 0 || dev != sfs_g.root_dev)
-		return -1;
+		return false;
 	struct sfs_inode *in = sfs_inode_find(dev, ino);
 	if (!in)
-		return -1;
-	int64_t size = atomic_load(&in->staged) && !sfs_inode_contended(in) ? atomic_load(&in->size)
-									     : -1;
+		return false;
+	bool yes = atomic_load(&in->staged) && !sfs_inode_contended(in);
+	*size = atomic_load(&in->size);
+	*mtime_ns = atomic_load(&in->staged_mtime);
 	sfs_inode_put(in);
-	return size;
+	return yes;
+}
+
+/* A newer time than ts (mtime and ctime move forward only). */
+static void later(struct timespec *ts, int64_t ns)
+{
+	if ((int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec < ns) {
+		ts->tv_sec = ns / 1000000000;
+		ts->tv_nsec = ns % 1000000000;
+	}
 }
 
 static void patch(int r, struct stat *st)
 {
-	if (r != 0 || !sfs_g.active || !S_ISREG(st->st_mode))
-		return;
-	int64_t size = staged_size(st->st_dev, st->st_ino);
-	if (size < 0)
+	int64_t size, mtime;
+	if (r != 0 || !sfs_g.active || !S_ISREG(st->st_mode) ||
+	    !staged(st->st_dev, st->st_ino, &size, &mtime))
 		return;
 	if (size > st->st_size)
 		st->st_blocks += (size - st->st_size + 511) / 512;
 	st->st_size = size;
+	later(&st->st_mtim, mtime);
+	later(&st->st_ctim, mtime);
+}
+
+static void later_x(struct statx_timestamp *ts, int64_t ns)
+{
+	if (ts->tv_sec * 1000000000 + ts->tv_nsec < ns) {
+		ts->tv_sec = ns / 1000000000;
+		ts->tv_nsec = (uint32_t)(ns % 1000000000);
+	}
 }
 
 static void patch_statx(int r, struct statx *stx)
 {
-	if (r != 0 || !sfs_g.active || !(stx->stx_mask & STATX_SIZE) ||
-	    !S_ISREG(stx->stx_mode))
+	int64_t size, mtime;
+	if (r != 0 || !sfs_g.active || !S_ISREG(stx->stx_mode) ||
+	    !staged(makedev(stx->stx_dev_major, stx->stx_dev_minor), stx->stx_ino, &size, &mtime))
 		return;
-	int64_t size = staged_size(makedev(stx->stx_dev_major, stx->stx_dev_minor), stx->stx_ino);
-	if (size < 0)
-		return;
-	if ((uint64_t)size > stx->stx_size && (stx->stx_mask & STATX_BLOCKS))
-		stx->stx_blocks += ((uint64_t)size - stx->stx_size + 511) / 512;
-	stx->stx_size = (uint64_t)size;
+	if (stx->stx_mask & STATX_SIZE) {
+		if ((uint64_t)size > stx->stx_size && (stx->stx_mask & STATX_BLOCKS))
+			stx->stx_blocks += ((uint64_t)size - stx->stx_size + 511) / 512;
+		stx->stx_size = (uint64_t)size;
+	}
+	if (stx->stx_mask & STATX_MTIME)
+		later_x(&stx->stx_mtime, mtime);
+	if (stx->stx_mask & STATX_CTIME)
+		later_x(&stx->stx_ctime, mtime);
 }
 
 /* struct stat64 and struct stat are the same on x86-64. */

@@ -31,6 +31,7 @@ static FILE *handed_to_stdio(FILE *fp)
 {
 	if (!fp || !sfs_g.active)
 		return fp;
+	uint64_t t0 = sfs_stat_start();
 	int saved = errno;
 	struct stat st;
 	int fd = fileno(fp);
@@ -42,7 +43,7 @@ static FILE *handed_to_stdio(FILE *fp)
 			sfs_inode_put(in);
 		}
 		sfs_demoted_add(st.st_dev, st.st_ino);
-		sfs_stat_call_end(SFS_CALL_stdio, 0, 0, true);
+		sfs_stat_call_end(SFS_CALL_stdio, t0, 0, true);
 	}
 	errno = saved;
 	return fp;
