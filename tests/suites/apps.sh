@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: Apache-2.0
 # Real applications give byte-identical results with and without SplitFS.
 # Each workload runs twice on the XFS image, in $WORK/kernel (no library) and
-# in $WORK/splitfs (under sfs_run); the results are then read WITHOUT the
+# in $WORK/splitfs (under SplitFS, as sfs_run); the results are then read WITHOUT the
 # library (cmp, diff -r, sha256 manifests, the applications' own checkers)
 # and compared with each other and, where there is one, with the expected
-# input. Applications: sqlite3 (rollback journal, WAL, mmap), tar (+gzip),
-# cp, git, rsync (delta and in-place), python3 (tests/apps/pyio.py).
+# input. Applications: python3 (tests/apps/pyio.py, mktree.py), sqlite3
+# (rollback journal, WAL, mmap; two processes on one database), tar (+gzip),
+# cp, git, rsync (delta and in-place).
 # Prints "ok NAME" or "FAIL NAME: DETAIL" per check; exits 1 if any failed.
 # The inputs are deterministic (tests/apps/*.py with fixed seeds, fixed
 # timestamps); tests/deps.sh installs the applications.
@@ -15,6 +16,7 @@ APPS=$(cd "$(dirname "$0")/../apps" && pwd)
 export LC_ALL=C TZ=UTC
 T=$(mktemp -d /tmp/sfs-apps.XXXXXX) # captured outputs and manifests, off the image
 trap 'rm -rf "$T"' EXIT
+trap 'exit 143' TERM INT
 rc=0
 ok() { echo "ok $1"; }
 bad() { echo "FAIL $1: $2"; rc=1; }
@@ -45,20 +47,26 @@ have() {
 # library's counters on (SPLITFS_STATS=1) for served below. The library is
 # meant to write its table to SPLITFS_STATS_FILE; a table that arrives on
 # CMD's stderr instead is moved there too, the rest of stderr goes on to the
-# caller's stderr.
+# caller's stderr. A failing CMD is remembered for status.
+# Each command gets SFS_APPS_CMD_TIMEOUT seconds (default 120): a hang is
+# a failure of that workload, not of the whole run.
+# SFS_APPS_NATIVE=1 runs the splitfs side natively too: a check that the
+# workloads themselves are deterministic.
 on() {
-	local how=$1
+	local how=$1 r
 	shift
-	if [ "$how" != splitfs ]; then
-		"$@"
-		return
+	local limit=(timeout -k 5 "${SFS_APPS_CMD_TIMEOUT:-120}")
+	if [ "$how" != splitfs ] || [ "${SFS_APPS_NATIVE:-0}" = 1 ]; then
+		"${limit[@]}" "$@"
+		r=$?
+	else
+		SPLITFS_STATS=1 SPLITFS_STATS_FILE=$T/stats.$cur "${limit[@]}" "$SFS_CLI" run --root "$SFS_MNT" -- "$@" 2>"$T/raw.err"
+		r=$?
+		awk -v f="$T/stats.$cur" '/^splitfs stats: pid/ { s = 1 }
+			s { print >> f; if (/^rusage /) s = 0; next }
+			{ print > "/dev/stderr" }' "$T/raw.err"
 	fi
-	local r
-	SPLITFS_STATS=1 SPLITFS_STATS_FILE=$T/stats.$cur sfs_run "$@" 2>"$T/raw.err"
-	r=$?
-	awk -v f="$T/stats.$cur" '/^splitfs stats: pid/ { s = 1 }
-		s { print >> f; if (/^rusage /) s = 0; next }
-		{ print > "/dev/stderr" }' "$T/raw.err"
+	[ $r = 0 ] || echo "$(basename "$1") ${*:2} (exit $r$([ $r = 124 ] && echo ", timed out"))" | cut -c 1-240 >"$T/step"
 	return $r
 }
 
@@ -84,7 +92,7 @@ same_file() {
 	elif cmp -s "$2" "$3"; then
 		ok "$1"
 	else
-		bad "$1" "$2 and $3 differ: $(cmp "$2" "$3" 2>&1 | head -n 1); sizes $(stat -c %s "$2") $(stat -c %s "$3")"
+		bad "$1" "$2 and $3 differ: $(cmp "$2" "$3" 2>&1 | head -n 1 | sed 's/.* differ: //'); sizes $(stat -c %s "$2") and $(stat -c %s "$3")"
 		diff -u "$2" "$3" 2>/dev/null | head -n 20 | sed 's/^/    /'
 	fi
 }
@@ -111,6 +119,7 @@ same_tree() {
 # read/write family calls not passed to the kernel). Also shows the
 # library's own messages, if any.
 served() {
+	[ "${SFS_APPS_NATIVE:-0}" = 1 ] && return
 	local f=$T/stats.$1
 	local n tables
 	n=$(awk '$1 ~ /^(read|write|pread|pwrite|readv|writev|mmap|xfer)$/ && $2 > $6 { s += $2 - $6 } END { print s + 0 }' "$f" 2>/dev/null)
@@ -123,9 +132,15 @@ served() {
 	grep '^splitfs:' "$f" 2>/dev/null | sort | uniq -c | sort -rn | head -n 5 | sed "s/^/    note ($1): /"
 }
 
-# status NAME HOW RC: the workload itself succeeded.
+# status NAME HOW RC: the workload itself succeeded (else: which command
+# failed, and the end of its stderr).
 status() {
-	if [ "$3" = 0 ]; then ok "$1 ($2) exit 0"; else bad "$1 ($2)" "exit $3 (stderr: $(tail -n 3 "$T/$1.$2.err" 2>/dev/null | tr '\n' ' '))"; fi
+	if [ "$3" = 0 ]; then
+		ok "$1 ($2) exit 0"
+	else
+		bad "$1 ($2)" "$(cat "$T/step" 2>/dev/null || echo "exit $3"); stderr: $(tail -n 3 "$T/$1.$2.err" 2>/dev/null | tr '\n' ' ')"
+	fi
+	rm -f "$T/step"
 }
 
 mkdir -p "$WORK/kernel" "$WORK/splitfs"
@@ -148,8 +163,16 @@ if have python3; then
 	done
 	same_tree "python3 mktree tree (kernel vs input)" "$WORK/kernel/py/tree" "$IN/src" mtime
 	same_tree "python3 mktree tree" "$WORK/kernel/py/tree" "$WORK/splitfs/py/tree" mtime
-	same_file "python3 pyio output" "$T/pyio.kernel.out" "$T/pyio.splitfs.out"
-	same_tree "python3 pyio files" "$WORK/kernel/py/io" "$WORK/splitfs/py/io"
+	# Each section of pyio.py on its own: its output lines and its files.
+	for sec in io mmap utime rewrite share; do
+		grep "^$sec " "$T/pyio.kernel.out" >"$T/pyio-$sec.kernel.out"
+		grep "^$sec " "$T/pyio.splitfs.out" >"$T/pyio-$sec.splitfs.out"
+		[ -s "$T/pyio-$sec.kernel.out" ] || bad "python3 pyio $sec" "no output from the kernel run"
+		same_file "python3 pyio $sec output" "$T/pyio-$sec.kernel.out" "$T/pyio-$sec.splitfs.out"
+		m=""
+		[ $sec = utime ] && m=mtime
+		same_tree "python3 pyio $sec files" "$WORK/kernel/py/io/$sec" "$WORK/splitfs/py/io/$sec" $m
+	done
 	served python3
 fi
 
@@ -174,6 +197,20 @@ if have sqlite3; then
 		same_file "sqlite-$name .dump read under splitfs" "$T/sqlite-$name.splitfs.dump" "$T/sqlite-$name.splitfs.sfsdump"
 		same_file "sqlite-$name database file" "$WORK/kernel/sqlite-$name.db" "$WORK/splitfs/sqlite-$name.db"
 	done
+	# Two processes on one database (python3's sqlite3 module, tests/apps/sqlmp.py).
+	for jm in DELETE WAL; do
+		name=mp-${jm,,}
+		for how in kernel splitfs; do
+			db=$WORK/$how/sqlite-$name.db
+			on $how $PY "$APPS/sqlmp.py" "$db" $jm >"$T/sqlite-$name.$how.out" 2>"$T/sqlite-$name.$how.err"
+			status sqlite-$name $how $?
+			sqlite3 "$db" .dump >"$T/sqlite-$name.$how.dump" 2>&1
+			ic=$(sqlite3 "$db" 'PRAGMA integrity_check;' 2>&1)
+			if [ "$ic" = ok ]; then ok "sqlite-$name ($how) integrity_check"; else bad "sqlite-$name ($how) integrity_check" "$(echo "$ic" | head -n 3 | tr '\n' ';')"; fi
+		done
+		same_file "sqlite-$name output (two processes)" "$T/sqlite-$name.kernel.out" "$T/sqlite-$name.splitfs.out"
+		same_file "sqlite-$name .dump" "$T/sqlite-$name.kernel.dump" "$T/sqlite-$name.splitfs.dump"
+	done
 	served sqlite3
 fi
 
@@ -190,7 +227,7 @@ if have tar gzip; then
 				on $how tar -tvf "$D/tree.tar" >"$T/tar-list.$how.out" &&
 				on $how tar -xf "$D/tree.tar" -C "$D/x" &&
 				on $how tar -xzf "$D/tree.tgz" -C "$D/xz" &&
-				on $how tar -df "$D/tree.tar" -C "$D/x" >"$T/tar-cmp.$how.out"
+				on $how tar -df "$D/tree.tar" -C "$D/x" >&2 # differences to tar.$how.err
 		} 2>"$T/tar.$how.err"
 		status tar $how $?
 	done
@@ -302,8 +339,11 @@ if have rsync; then
 	same_tree "rsync delta result" "$WORK/kernel/rsync/r2" "$WORK/splitfs/rsync/r2" mtime
 	same_tree "rsync in-place result (kernel vs input)" "$WORK/kernel/rsync/r" "$IN/src3" mtime
 	same_tree "rsync in-place result" "$WORK/kernel/rsync/r" "$WORK/splitfs/rsync/r" mtime
-	same_file "rsync -i output (delta)" "$T/rsync-1.kernel.out" "$T/rsync-1.splitfs.out"
-	same_file "rsync -i output (in place)" "$T/rsync-2.kernel.out" "$T/rsync-2.splitfs.out"
+	# rsync's generator (*deleting) and receiver (>f) print concurrently:
+	# compare the itemized changes in sorted order.
+	for f in "$T"/rsync-[12].*.out; do sort "$f" >"$f.sorted"; done
+	same_file "rsync -i output (delta)" "$T/rsync-1.kernel.out.sorted" "$T/rsync-1.splitfs.out.sorted"
+	same_file "rsync -i output (in place)" "$T/rsync-2.kernel.out.sorted" "$T/rsync-2.splitfs.out.sorted"
 	for how in kernel splitfs; do
 		if [ -s "$T/rsync-3.$how.out" ]; then
 			bad "rsync -c finds nothing to do ($how)" "$(head -n 3 "$T/rsync-3.$how.out" | tr '\n' ';')"
