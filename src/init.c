@@ -137,6 +137,13 @@ void sfs_print_stats(const char *reason)
 		sfs_stats_print(2, reason);
 }
 
+void sfs_refresh_fsize_limit(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_FSIZE, &rl) == 0)
+		atomic_store(&sfs_g.fsize_limit, rl.rlim_cur);
+}
+
 static void do_init(void)
 {
 	char err[PATH_MAX + 128];
@@ -150,6 +157,7 @@ static void do_init(void)
 	long soft = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? (long)rl.rlim_cur : 1024;
 	sfs_g.fd_floor = (int)SFS_MIN(soft / 2, 512);
 	sfs_g.map_shift = (unsigned)__builtin_ctzll(sfs_g.opt.map_size);
+	sfs_refresh_fsize_limit();
 	sfs_g.max_vmas = read_long("/proc/sys/vm/max_map_count", 65530) / 4;
 	sfs_stats_on = sfs_g.opt.stats;
 	open_stats_file();

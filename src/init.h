@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "util/options.h"
@@ -20,6 +21,7 @@ struct sfs_global {
 	long max_vmas;		/* our mapping budget: vm.max_map_count / 4 */
 	int fd_floor;		/* internal fds are moved at or above this */
 	int stats_fd;		/* SPLITFS_STATS_FILE (internal fd) or -1: stderr */
+	_Atomic uint64_t fsize_limit; /* RLIMIT_FSIZE, refreshed by the setrlimit wrappers */
 	dev_t stderr_dev;	/* what fd 2 was at start, so the stats never go */
 	ino_t stderr_ino;	/* into a file the application put on fd 2 later */
 };
@@ -44,6 +46,9 @@ static inline bool sfs_active(void)
 	sfs_init();
 	return sfs_g.active;
 }
+
+/* Re-reads RLIMIT_FSIZE (after the application changed it). */
+void sfs_refresh_fsize_limit(void);
 
 /* Prints the stats table (SPLITFS_STATS) where SPLITFS_STATS_FILE says, or
  * to stderr if fd 2 is still what it was at start. */

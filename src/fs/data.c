@@ -6,6 +6,9 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -172,11 +175,50 @@ static int open_window(struct sfs_inode *in)
 			return rc;
 	}
 	atomic_store(&in->base, base);
+	in->nholes = 0;
 	atomic_store_explicit(&in->staged, true, memory_order_release);
 	sfs_inode_staged_changed(1);
 	sfs_inode_publish_locked(in);
 	sfs_stat_event(SFS_EV_staging_windows, 1);
 	return 0;
+}
+
+/* Window holes (caller holds the lock). A write removes [from, to) from
+ * them; a write past the end adds [size, from). */
+static void holes_fill(struct sfs_inode *in, int64_t from, int64_t to)
+{
+	int n = 0;
+	for (int i = 0; i < in->nholes; i++) {
+		int64_t a = in->holes[i].from, b = in->holes[i].to;
+		if (b <= from || a >= to) {
+			in->holes[n++] = in->holes[i];
+			continue;
+		}
+		if (a < from)
+			in->holes[n++] = (struct sfs_hole){a, from};
+		if (b > to) {
+			if (n == (int)SFS_ARRAY_SIZE(in->holes)) {
+				in->nholes = -1;
+				return;
+			}
+			in->holes[n++] = (struct sfs_hole){to, b};
+		}
+	}
+	if (in->nholes >= 0)
+		in->nholes = n;
+}
+
+static void holes_add(struct sfs_inode *in, int64_t from, int64_t to)
+{
+	if (in->nholes < 0)
+		return;
+	if (in->nholes == (int)SFS_ARRAY_SIZE(in->holes)) {
+		in->nholes = -1;
+		return;
+	}
+	in->holes[in->nholes].from = from;
+	in->holes[in->nholes].to = to;
+	in->nholes++;
 }
 
 /* Writes [off, off+n), all at or past the boundary, into the window, opening
@@ -195,6 +237,9 @@ static int stage_write(struct sfs_inode *in, const char *buf, size_t n, int64_t 
 		rc = sfs_stage_xfer(&in->stage, off, (char *)buf, n, 1);
 	if (rc)
 		return rc;
+	holes_fill(in, off, end);
+	if (off > size)
+		holes_add(in, size, off);
 	sfs_stat_event(SFS_EV_staged_bytes, n);
 	/* The kernel would have updated mtime now; stat reports this until the
 	 * relink updates the file itself (coarse clock, as the kernel uses). */
@@ -263,6 +308,21 @@ static ssize_t write_locked(struct sfs_inode *in, const void *buf, size_t n, int
 	return rc ? kernel_pwrite(in, buf, n, off) : (ssize_t)n;
 }
 
+/* RLIMIT_FSIZE, as the kernel's generic_write_check_limits: at or past the
+ * limit, SIGXFSZ to the calling thread and EFBIG; across it, a short write.
+ * Returns the count allowed or -EFBIG. */
+static ssize_t fsize_check(int64_t off, size_t n)
+{
+	uint64_t lim = atomic_load_explicit(&sfs_g.fsize_limit, memory_order_relaxed);
+	if (lim == RLIM_INFINITY || n == 0)
+		return (ssize_t)n;
+	if ((uint64_t)off >= lim) {
+		pthread_kill(pthread_self(), SIGXFSZ);
+		return -EFBIG;
+	}
+	return (ssize_t)SFS_MIN((uint64_t)n, lim - (uint64_t)off);
+}
+
 /* Takes the lock for a write; SFS_E_KERNEL when the file is shared now. */
 static int lock_for_write(struct sfs_inode *in)
 {
@@ -281,7 +341,9 @@ ssize_t sfs_inode_pwrite(struct sfs_inode *in, const void *buf, size_t n, int64_
 	if (append)
 		off = atomic_load(&in->size);
 	*at = off;
-	ssize_t r = write_locked(in, buf, SFS_MIN(n, SFS_MAX_RW_COUNT), off);
+	ssize_t r = fsize_check(off, SFS_MIN(n, SFS_MAX_RW_COUNT));
+	if (r > 0)
+		r = write_locked(in, buf, (size_t)r, off);
 	sfs_inode_unlock(in);
 	return r;
 }
@@ -294,9 +356,17 @@ ssize_t sfs_inode_pwritev(struct sfs_inode *in, const struct iovec *iov, int cnt
 	if (append)
 		off = atomic_load(&in->size);
 	*at = off;
+	size_t total = 0;
+	for (int i = 0; i < cnt; i++)
+		total += iov[i].iov_len; /* import_iov clamped it to MAX_RW_COUNT */
+	ssize_t allowed = fsize_check(off, total);
+	if (allowed < 0) {
+		sfs_inode_unlock(in);
+		return allowed;
+	}
 	ssize_t done = 0;
-	for (int i = 0; i < cnt; i++) {
-		size_t len = SFS_MIN(iov[i].iov_len, SFS_MAX_RW_COUNT - (size_t)done);
+	for (int i = 0; i < cnt && done < allowed; i++) {
+		size_t len = SFS_MIN(iov[i].iov_len, (size_t)(allowed - done));
 		ssize_t r = write_locked(in, iov[i].iov_base, len, off + done);
 		if (r < 0) {
 			if (done == 0)

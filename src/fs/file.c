@@ -52,14 +52,18 @@ void sfs_file_put(struct sfs_file *f)
 	if (atomic_fetch_sub_explicit(&f->refs, 1, memory_order_acq_rel) != 1)
 		return;
 	struct sfs_inode *inode = f->inode;
+	bool wrote = sfs_file_writable(f);
 	f->inode = NULL;
 	pthread_mutex_destroy(&f->pos_lock);
 	pthread_mutex_lock(&free_lock);
 	f->free_next = free_list;
 	free_list = f;
 	pthread_mutex_unlock(&free_lock);
-	if (inode)
+	if (inode) {
+		if (wrote)
+			sfs_inode_writer_gone(inode);
 		sfs_inode_put(inode);
+	}
 }
 
 void sfs_file_reset_free_list(void)

@@ -58,6 +58,8 @@ void sfs_manage(int fd, int flags)
 	}
 	struct sfs_file *f = sfs_file_new(in, flags, 0);
 	if (!f) {
+		if ((flags & O_ACCMODE) != O_RDONLY)
+			sfs_inode_writer_gone(in);
 		sfs_inode_put(in);
 		goto out;
 	}
@@ -88,6 +90,16 @@ void sfs_prepare_truncate(int dirfd, const char *path, int flags)
 	errno = saved;
 }
 
+/* The kernel's rw_verify_area: a count negative as ssize_t, or an offset
+ * that the count overflows, is EINVAL (checked after EBADF and EFAULT, and
+ * on the offset the caller gave, before O_APPEND moves it). */
+static long verify_area(int64_t pos, size_t n)
+{
+	if ((ssize_t)n < 0 || (int64_t)((uint64_t)pos + n) < 0)
+		return -EINVAL;
+	return 0;
+}
+
 ssize_t sfs_file_pread(struct sfs_file *f, void *buf, size_t n, int64_t off)
 {
 	if (off < 0)
@@ -96,6 +108,8 @@ ssize_t sfs_file_pread(struct sfs_file *f, void *buf, size_t n, int64_t off)
 		return -EBADF;
 	if (!sfs_user_range_ok(buf, n))
 		return -EFAULT;
+	if (verify_area(off, n))
+		return -EINVAL;
 	ssize_t r = sfs_inode_pread(f->inode, buf, n, off);
 	return r == SFS_E_KERNEL ? kernel_now(f) : r;
 }
@@ -108,6 +122,8 @@ ssize_t sfs_file_pwrite(struct sfs_file *f, const void *buf, size_t n, int64_t o
 		return -EBADF;
 	if (!sfs_user_range_ok(buf, n))
 		return -EFAULT;
+	if (verify_area(off, n))
+		return -EINVAL;
 	int64_t at;
 	/* Linux appends on an O_APPEND descriptor whatever the offset. */
 	ssize_t r = sfs_inode_pwrite(f->inode, buf, n, off, (sfs_file_flags(f) & O_APPEND) != 0,
@@ -122,7 +138,9 @@ ssize_t sfs_file_read(struct sfs_file *f, void *buf, size_t n)
 	if (!sfs_user_range_ok(buf, n))
 		return -EFAULT;
 	pthread_mutex_lock(&f->pos_lock);
-	ssize_t r = sfs_inode_pread(f->inode, buf, n, f->pos);
+	ssize_t r = verify_area(f->pos, n);
+	if (!r)
+		r = sfs_inode_pread(f->inode, buf, n, f->pos);
 	if (r > 0)
 		f->pos += r;
 	pthread_mutex_unlock(&f->pos_lock);
@@ -137,8 +155,10 @@ ssize_t sfs_file_write(struct sfs_file *f, const void *buf, size_t n)
 		return -EFAULT;
 	pthread_mutex_lock(&f->pos_lock);
 	int64_t at;
-	ssize_t r = sfs_inode_pwrite(f->inode, buf, n, f->pos,
-				     (sfs_file_flags(f) & O_APPEND) != 0, &at);
+	ssize_t r = verify_area(f->pos, n);
+	if (!r)
+		r = sfs_inode_pwrite(f->inode, buf, n, f->pos, (sfs_file_flags(f) & O_APPEND) != 0,
+				     &at);
 	if (r >= 0)
 		f->pos = at + r;
 	pthread_mutex_unlock(&f->pos_lock);
@@ -146,12 +166,15 @@ ssize_t sfs_file_write(struct sfs_file *f, const void *buf, size_t n)
 }
 
 /* Copies and checks an application's iovec array as the kernel's
- * import_iovec does. Returns the count of segments (into *out, which the
- * caller frees when it is not the stack array) or -errno. */
-static int import_iov(const struct iovec *uiov, int cnt, struct iovec *stack, int nstack,
-		      struct iovec **out)
+ * __import_iovec does: EINVAL for too many segments or any negative length
+ * (all lengths first), then EFAULT per segment; the total is clamped to
+ * MAX_RW_COUNT (a single segment is clamped before its address check).
+ * Returns the total length or -errno; *out is the array (the caller frees
+ * it when it is not the stack one). */
+static ssize_t import_iov(const struct iovec *uiov, int cnt, struct iovec *stack, int nstack,
+			  struct iovec **out)
 {
-	if (cnt < 0 || cnt > IOV_MAX)
+	if ((unsigned)cnt > IOV_MAX)
 		return -EINVAL;
 	struct iovec *v = cnt <= nstack ? stack : malloc((size_t)cnt * sizeof(*v));
 	if (!v)
@@ -162,13 +185,22 @@ static int import_iov(const struct iovec *uiov, int cnt, struct iovec *stack, in
 	if (!sfs_user_range_ok(uiov, (size_t)cnt * sizeof(*uiov)) ||
 	    sfs_guarded_copy(v, uiov, (size_t)cnt * sizeof(*v)) != 0)
 		return -EFAULT;
-	for (int i = 0; i < cnt; i++) {
+	for (int i = 0; i < cnt; i++)
 		if ((ssize_t)v[i].iov_len < 0)
 			return -EINVAL;
+	if (cnt == 1) {
+		v[0].iov_len = SFS_MIN(v[0].iov_len, SFS_MAX_RW_COUNT);
+		return sfs_user_range_ok(v[0].iov_base, v[0].iov_len) ? (ssize_t)v[0].iov_len
+								      : -EFAULT;
+	}
+	size_t total = 0;
+	for (int i = 0; i < cnt; i++) {
 		if (!sfs_user_range_ok(v[i].iov_base, v[i].iov_len))
 			return -EFAULT;
+		v[i].iov_len = SFS_MIN(v[i].iov_len, SFS_MAX_RW_COUNT - total);
+		total += v[i].iov_len;
 	}
-	return cnt;
+	return (ssize_t)total;
 }
 
 /* The RWF_* flags the library serves itself. */
@@ -188,6 +220,12 @@ ssize_t sfs_file_readv(struct sfs_file *f, const struct iovec *uiov, int cnt, in
 	if (use_pos)
 		pthread_mutex_lock(&f->pos_lock);
 	int64_t at = use_pos ? f->pos : off;
+	if (verify_area(at, (size_t)done)) {
+		done = -EINVAL;
+		if (use_pos)
+			pthread_mutex_unlock(&f->pos_lock);
+		goto out;
+	}
 	done = 0;
 	for (int i = 0; i < cnt; i++) {
 		ssize_t r = sfs_inode_pread(f->inode, iov[i].iov_base, iov[i].iov_len, at + done);
@@ -231,7 +269,10 @@ ssize_t sfs_file_writev(struct sfs_file *f, const struct iovec *uiov, int cnt, i
 	if (use_pos)
 		pthread_mutex_lock(&f->pos_lock);
 	int64_t at;
-	done = sfs_inode_pwritev(f->inode, iov, cnt, use_pos ? f->pos : off, append, &at);
+	if (verify_area(use_pos ? f->pos : off, (size_t)done))
+		done = -EINVAL;
+	else
+		done = sfs_inode_pwritev(f->inode, iov, cnt, use_pos ? f->pos : off, append, &at);
 	if (use_pos) {
 		if (done >= 0)
 			f->pos = at + done;
@@ -285,10 +326,18 @@ int64_t sfs_file_lseek(struct sfs_file *f, int64_t off, int whence)
 		pthread_mutex_unlock(&f->pos_lock);
 		return -EINVAL;
 	}
-	if ((off > 0 && base > INT64_MAX - off) || base + off < 0)
+	if ((off > 0 && base > INT64_MAX - off) || base + off < 0) {
 		r = -EINVAL;
-	else
-		r = f->pos = base + off;
+	} else {
+		r = base + off;
+		/* Past 1 TiB, ask the kernel whether the file system allows the
+		 * offset (ext4's limit is 16 TiB; its lseek says EINVAL). The
+		 * library's descriptor's own offset is never used. */
+		if (r > ((int64_t)1 << 40) && sfs_real.lseek(in->kfd, r, SEEK_SET) < 0)
+			r = -errno;
+		else
+			f->pos = r;
+	}
 	pthread_mutex_unlock(&f->pos_lock);
 	return r;
 }
@@ -305,18 +354,45 @@ int sfs_file_close(int fd, struct sfs_file *f)
 	return r;
 }
 
+/* kv->f is set: relink, and write the offset back when the call uses it. */
+static void sfs_kview_begin_file(struct sfs_kview *kv)
+{
+	sfs_inode_flush(kv->f->inode, SFS_FLUSH_VISIBLE);
+	if (kv->uses_pos) {
+		pthread_mutex_lock(&kv->f->pos_lock);
+		sfs_real.lseek(kv->fd, kv->f->pos, SEEK_SET);
+	}
+}
+
 void sfs_kview_begin(struct sfs_kview *kv, int fd, bool uses_pos)
 {
 	kv->fd = fd;
 	kv->uses_pos = uses_pos;
 	kv->f = sfs_g.active ? sfs_fd_get(fd) : NULL;
-	if (!kv->f)
+	if (kv->f)
+		sfs_kview_begin_file(kv);
+}
+
+void sfs_kview_begin2(struct sfs_kview *a, int fda, bool pa, struct sfs_kview *b, int fdb,
+		      bool pb)
+{
+	sfs_kview_begin(a, fda, pa);
+	b->fd = fdb;
+	b->uses_pos = pb;
+	b->f = sfs_g.active ? sfs_fd_get(fdb) : NULL;
+	if (!b->f || b->f != a->f) {
+		if (b->f)
+			sfs_kview_begin_file(b);
 		return;
-	sfs_inode_flush(kv->f->inode, SFS_FLUSH_VISIBLE);
-	if (uses_pos) {
-		pthread_mutex_lock(&kv->f->pos_lock);
-		sfs_real.lseek(fd, kv->f->pos, SEEK_SET);
 	}
+	/* One open file at both ends (the same fd, or a dup): its offset lock
+	 * is taken once, by a. */
+	if (pb && !pa) {
+		a->uses_pos = true;
+		pthread_mutex_lock(&a->f->pos_lock);
+		sfs_real.lseek(fda, a->f->pos, SEEK_SET);
+	}
+	b->uses_pos = false;
 }
 
 void sfs_kview_end(struct sfs_kview *kv)

@@ -51,6 +51,11 @@ struct sfs_kview {
 void sfs_kview_begin(struct sfs_kview *kv, int fd, bool uses_pos);
 void sfs_kview_end(struct sfs_kview *kv);
 
+/* Two descriptors of one call (sendfile, copy_file_range, splice); end b
+ * before a. They may be the same open file. */
+void sfs_kview_begin2(struct sfs_kview *a, int fda, bool pa, struct sfs_kview *b, int fdb,
+		      bool pb);
+
 /* Whether [buf, buf+n) can be a user buffer at all (the kernel's
  * access_ok): false gives EFAULT before anything else happens. */
 bool sfs_user_range_ok(const void *buf, size_t n);

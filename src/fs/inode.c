@@ -17,6 +17,7 @@
 #include "../relink/relink.h"
 #include "../staging/pool.h"
 #include "../util/msg.h"
+#include "flush.h"
 #include "registry.h"
 
 #define NBUCKETS 4096
@@ -183,21 +184,60 @@ static void destroy(struct sfs_inode *in)
 /* Opens the library's own descriptor on the file open at appfd: O_RDWR when
  * the caller's credentials allow it, so the library can map it writable and
  * relink into it whatever the application's access mode or O_APPEND. */
-static int reopen(int appfd, int flags, bool *writable)
+/* Opens the library's own descriptor on the file open at fd. Writable
+ * (O_RDWR, never O_APPEND, whatever the application's flags) only while the
+ * application has the file open for writing: an open writable descriptor,
+ * or a writable shared mapping, makes execve of the file fail with ETXTBSY. */
+static int reopen(int fd, bool want_write, bool *writable)
 {
 	char path[64];
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", appfd);
-	int fd = sfs_real.open(path, O_RDWR | O_CLOEXEC | O_NOCTTY);
-	*writable = fd >= 0;
-	if (fd < 0 && (flags & O_ACCMODE) == O_RDONLY)
-		fd = sfs_real.open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	return fd < 0 ? -errno : sfs_internal_fd(fd);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	int kfd = sfs_real.open(path, (want_write ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NOCTTY);
+	*writable = kfd >= 0 && want_write;
+	return kfd < 0 ? -errno : sfs_internal_fd(kfd);
+}
+
+static bool writes(int flags)
+{
+	return (flags & O_ACCMODE) != O_RDONLY;
+}
+
+/* Replaces the library's descriptor (caller holds the lock): the mappings
+ * made through the old one go, since their protection follows it. */
+static bool swap_kfd(struct sfs_inode *in, bool want_write)
+{
+	bool writable;
+	int kfd = reopen(in->kfd, want_write, &writable);
+	if (kfd < 0)
+		return false;
+	sfs_barrier_close(in);
+	sfs_map_drop_all(&in->maps);
+	sfs_internal_close(in->kfd);
+	in->kfd = kfd;
+	in->writable = writable;
+	in->t_populated = 0;
+	sfs_barrier_open(in);
+	return true;
+}
+
+void sfs_inode_writer_gone(struct sfs_inode *in)
+{
+	sfs_inode_lock(in);
+	if (--in->nwriters == 0 && in->writable) {
+		/* Back to read-only: relink, give back the staging store, and
+		 * stop holding the file open for writing. */
+		if (sfs_inode_flush_locked(in, SFS_FLUSH_VISIBLE) == 0 && !atomic_load(&in->staged)) {
+			sfs_stage_detach(&in->stage);
+			swap_kfd(in, false);
+		}
+	}
+	sfs_inode_unlock(in);
 }
 
 static struct sfs_inode *create(int appfd, const struct stat *st, int flags)
 {
 	bool writable;
-	int kfd = reopen(appfd, flags, &writable);
+	int kfd = reopen(appfd, writes(flags), &writable);
 	if (kfd < 0)
 		return NULL;
 	struct sfs_inode *in = calloc(1, sizeof(*in));
@@ -214,6 +254,7 @@ static struct sfs_inode *create(int appfd, const struct stat *st, int flags)
 	atomic_store(&in->size, st->st_size);
 	in->stage.fd = -1;
 	in->refs = 1;
+	in->nwriters = writes(flags) ? 1 : 0;
 	if (!join(in)) {
 		destroy(in);
 		return NULL;
@@ -230,21 +271,26 @@ static bool reuse(struct sfs_inode *in, int appfd, int flags, bool from_cache)
 		return false;
 	bool ok = true;
 	sfs_inode_lock(in);
-	if (!in->writable && (flags & O_ACCMODE) != O_RDONLY) {
-		bool writable;
-		int kfd = reopen(appfd, O_RDWR, &writable);
-		if (kfd >= 0 && writable) {
-			sfs_barrier_close(in);
-			sfs_map_drop_all(&in->maps); /* read-only chunks */
-			sfs_internal_close(in->kfd);
-			in->kfd = kfd;
-			in->writable = true;
-			sfs_barrier_open(in);
-		} else {
-			if (kfd >= 0)
-				sfs_internal_close(kfd);
-			ok = false;
+	if (writes(flags)) {
+		/* Upgrade through the application's new descriptor: it proves the
+		 * caller may write (the old one may be read-only). */
+		if (!in->writable) {
+			bool writable;
+			int kfd = reopen(appfd, true, &writable);
+			if (kfd >= 0) {
+				int old = in->kfd;
+				in->kfd = kfd;
+				sfs_barrier_close(in);
+				sfs_map_drop_all(&in->maps); /* read-only chunks */
+				sfs_internal_close(old);
+				in->writable = true;
+				sfs_barrier_open(in);
+			} else {
+				ok = false;
+			}
 		}
+		if (ok)
+			in->nwriters++;
 	}
 	if (ok && (flags & O_TRUNC) && atomic_load(&in->staged)) {
 		/* The kernel already truncated the file: staged bytes are gone. */

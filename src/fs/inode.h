@@ -54,6 +54,13 @@ struct sfs_inode {
 	_Atomic int64_t size;  /* logical size, including staged bytes */
 	_Atomic int64_t base;  /* start of the staging window (valid when staged) */
 	atomic_bool staged;
+	/* Holes inside the window (writes past the end), so a copy relink
+	 * leaves them holes instead of writing zeros (SEEK_HOLE, du, cp
+	 * --sparse see what the kernel would show). -1: too many to track. */
+	struct sfs_hole {
+		int64_t from, to;
+	} holes[4];
+	int nholes;
 	_Atomic int64_t staged_mtime; /* ns: the last staged write (stat shows it) */
 
 	struct sfs_stage stage;
@@ -64,6 +71,8 @@ struct sfs_inode {
 	 * populate_ahead in data.c). */
 	int64_t wr_next;
 	int64_t t_populated;
+
+	int nwriters; /* application files open for writing (under the lock) */
 
 	/* Bookkeeping under the inode-table lock. */
 	int refs;		/* files (and transient users) referring to it */
@@ -129,6 +138,10 @@ struct sfs_inode *sfs_inode_open(int appfd, const struct stat *st, int flags);
 struct sfs_inode *sfs_inode_find(dev_t dev, ino_t ino);
 
 void sfs_inode_put(struct sfs_inode *in);
+
+/* A file open for writing was released: the last one turns the library's
+ * descriptor read-only again (so the file can be executed). */
+void sfs_inode_writer_gone(struct sfs_inode *in);
 
 /* The file was unlinked or renamed over: drop a cached (closed) inode now so
  * its space is freed; an open one stays, as POSIX requires. */

@@ -14,6 +14,9 @@
 #include "../util/msg.h"
 #include "wrap.h"
 
+#ifndef CLOSE_RANGE_UNSHARE
+#define CLOSE_RANGE_UNSHARE (1U << 1)
+#endif
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
 #endif
@@ -57,7 +60,10 @@ static void duplicated(int oldfd, int newfd)
 
 static int close_range_impl(unsigned first, unsigned last, int flags)
 {
-	if (!sfs_active() || (flags & CLOSE_RANGE_CLOEXEC) || first > last)
+	/* Flags the kernel rejects, or no range: let it say so before the
+	 * library forgets any descriptor. */
+	if (!sfs_active() || (flags & CLOSE_RANGE_CLOEXEC) || first > last ||
+	    ((unsigned)flags & ~(CLOSE_RANGE_UNSHARE | CLOSE_RANGE_CLOEXEC)))
 		return sfs_real.close_range(first, last, flags);
 	unsigned limit = (unsigned)sfs_fd_limit();
 	unsigned end = last < limit ? last : (limit ? limit - 1 : 0);

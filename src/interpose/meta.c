@@ -145,12 +145,14 @@ static void relink_fd(int fd)
 
 SFS_EXPORT int futimens(int fd, const struct timespec times[2])
 {
+	SFS_HIDE_INTERNAL(fd, -1);
 	relink_fd(fd);
 	return sfs_real.futimens(fd, times);
 }
 
 SFS_EXPORT int futimes(int fd, const struct timeval tv[2])
 {
+	SFS_HIDE_INTERNAL(fd, -1);
 	relink_fd(fd);
 	return sfs_real.futimes(fd, tv);
 }

@@ -25,6 +25,8 @@ static void before_map(int fd, int flags)
 SFS_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	sfs_init();
+	if (!(flags & MAP_ANONYMOUS))
+		SFS_HIDE_INTERNAL(fd, MAP_FAILED);
 	before_map(fd, flags);
 	return sfs_real.mmap(addr, len, prot, flags, fd, off);
 }
@@ -32,6 +34,8 @@ SFS_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t
 SFS_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	sfs_init();
+	if (!(flags & MAP_ANONYMOUS))
+		SFS_HIDE_INTERNAL(fd, MAP_FAILED);
 	before_map(fd, flags);
 	return sfs_real.mmap64(addr, len, prot, flags, fd, off);
 }

@@ -12,6 +12,7 @@ ssize_t __pread64_chk(int fd, void *buf, size_t n, off_t off, size_t buflen);
 
 SFS_EXPORT ssize_t read(int fd, void *buf, size_t n)
 {
+	SFS_HIDE_INTERNAL(fd, -1);
 	struct sfs_file *f = sfs_wrap_file(fd);
 	if (!f)
 		return sfs_real.read(fd, buf, n);
@@ -28,6 +29,7 @@ SFS_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
 
 SFS_EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
 {
+	SFS_HIDE_INTERNAL(fd, -1);
 	struct sfs_file *f = sfs_wrap_file(fd);
 	if (!f)
 		return sfs_real.pread(fd, buf, n, off);
@@ -38,6 +40,7 @@ SFS_EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
 
 SFS_EXPORT ssize_t pread64(int fd, void *buf, size_t n, off_t off)
 {
+	SFS_HIDE_INTERNAL(fd, -1);
 	struct sfs_file *f = sfs_wrap_file(fd);
 	if (!f)
 		return sfs_real.pread64(fd, buf, n, off);
@@ -62,6 +65,7 @@ SFS_EXPORT ssize_t __pread64_chk(int fd, void *buf, size_t n, off_t off, size_t 
 
 SFS_EXPORT ssize_t write(int fd, const void *buf, size_t n)
 {
+	SFS_HIDE_INTERNAL(fd, -1);
 	struct sfs_file *f = sfs_wrap_file(fd);
 	if (!f)
 		return sfs_real.write(fd, buf, n);
@@ -71,6 +75,7 @@ SFS_EXPORT ssize_t write(int fd, const void *buf, size_t n)
 
 SFS_EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 {
+	SFS_HIDE_INTERNAL(fd, -1);
 	struct sfs_file *f = sfs_wrap_file(fd);
 	if (!f)
 		return sfs_real.pwrite(fd, buf, n, off);
@@ -81,6 +86,7 @@ SFS_EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 
 SFS_EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off)
 {
+	SFS_HIDE_INTERNAL(fd, -1);
 	struct sfs_file *f = sfs_wrap_file(fd);
 	if (!f)
 		return sfs_real.pwrite64(fd, buf, n, off);

@@ -11,6 +11,7 @@
 
 SFS_EXPORT off_t lseek(int fd, off_t off, int whence)
 {
+	SFS_HIDE_INTERNAL(fd, -1);
 	struct sfs_file *f = sfs_wrap_file(fd);
 	if (!f)
 		return sfs_real.lseek(fd, off, whence);
@@ -21,6 +22,7 @@ SFS_EXPORT off_t lseek(int fd, off_t off, int whence)
 
 SFS_EXPORT off_t lseek64(int fd, off_t off, int whence)
 {
+	SFS_HIDE_INTERNAL(fd, -1);
 	struct sfs_file *f = sfs_wrap_file(fd);
 	if (!f)
 		return sfs_real.lseek64(fd, off, whence);
@@ -31,6 +33,7 @@ SFS_EXPORT off_t lseek64(int fd, off_t off, int whence)
 
 static int ftruncate_impl(int (*real)(int, off_t), int fd, off_t len)
 {
+	SFS_HIDE_INTERNAL(fd, -1);
 	struct sfs_file *f = sfs_wrap_file(fd);
 	if (!f)
 		return real(fd, len);
@@ -83,6 +86,7 @@ SFS_EXPORT int truncate64(const char *path, off_t len)
 static int fallocate_impl(int (*real)(int, int, off_t, off_t), int fd, int mode, off_t off,
 			  off_t len)
 {
+	SFS_HIDE_INTERNAL(fd, -1);
 	struct sfs_kview kv;
 	sfs_init();
 	sfs_kview_begin(&kv, fd, false);
@@ -106,6 +110,8 @@ SFS_EXPORT int fallocate64(int fd, int mode, off_t off, off_t len)
 /* posix_fallocate returns an error number instead of setting errno. */
 static int posix_fallocate_impl(int (*real)(int, off_t, off_t), int fd, off_t off, off_t len)
 {
+	if (sfs_fd_is_internal(fd))
+		return EBADF; /* an error number, not errno */
 	struct sfs_kview kv;
 	sfs_kview_begin(&kv, fd, false);
 	int r = real(fd, off, len);

@@ -78,6 +78,7 @@ static_assert(sizeof(struct stat64) == sizeof(struct stat), "stat64 layout");
 SFS_EXPORT int fstat(int fd, struct stat *st)
 {
 	sfs_init();
+	SFS_HIDE_INTERNAL(fd, -1);
 	int r = sfs_real.fstat(fd, st);
 	patch(r, st);
 	return r;
@@ -86,6 +87,7 @@ SFS_EXPORT int fstat(int fd, struct stat *st)
 SFS_EXPORT int fstat64(int fd, struct stat64 *st)
 {
 	sfs_init();
+	SFS_HIDE_INTERNAL(fd, -1);
 	int r = sfs_real.fstat64(fd, st);
 	patch(r, (struct stat *)st);
 	return r;

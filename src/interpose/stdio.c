@@ -77,6 +77,7 @@ SFS_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *stream)
 
 SFS_EXPORT FILE *fdopen(int fd, const char *mode)
 {
+	SFS_HIDE_INTERNAL(fd, NULL);
 	struct sfs_file *f = sfs_wrap_file(fd);
 	if (f) {
 		sfs_demote_inode(f->inode);

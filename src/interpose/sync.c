@@ -9,6 +9,7 @@
 
 SFS_EXPORT int fsync(int fd)
 {
+	SFS_HIDE_INTERNAL(fd, -1);
 	struct sfs_file *f = sfs_wrap_file(fd);
 	if (!f)
 		return sfs_real.fsync(fd);
@@ -18,6 +19,7 @@ SFS_EXPORT int fsync(int fd)
 
 SFS_EXPORT int fdatasync(int fd)
 {
+	SFS_HIDE_INTERNAL(fd, -1);
 	struct sfs_file *f = sfs_wrap_file(fd);
 	if (!f)
 		return sfs_real.fdatasync(fd);
@@ -27,6 +29,7 @@ SFS_EXPORT int fdatasync(int fd)
 
 SFS_EXPORT int sync_file_range(int fd, off_t off, off_t n, unsigned int flags)
 {
+	SFS_HIDE_INTERNAL(fd, -1);
 	struct sfs_kview kv;
 	sfs_init();
 	sfs_kview_begin(&kv, fd, false);

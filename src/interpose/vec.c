@@ -7,6 +7,7 @@
 
 SFS_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
 {
+	SFS_HIDE_INTERNAL(fd, -1);
 	struct sfs_file *f = sfs_wrap_file(fd);
 	if (!f)
 		return sfs_real.readv(fd, iov, cnt);
@@ -17,6 +18,7 @@ SFS_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
 
 SFS_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 {
+	SFS_HIDE_INTERNAL(fd, -1);
 	struct sfs_file *f = sfs_wrap_file(fd);
 	if (!f)
 		return sfs_real.writev(fd, iov, cnt);
@@ -45,6 +47,7 @@ static long writev_at(struct sfs_file *f, const struct iovec *iov, int cnt, off_
 
 SFS_EXPORT ssize_t preadv(int fd, const struct iovec *iov, int cnt, off_t off)
 {
+	SFS_HIDE_INTERNAL(fd, -1);
 	struct sfs_file *f = sfs_wrap_file(fd);
 	if (!f)
 		return sfs_real.preadv(fd, iov, cnt, off);
@@ -55,6 +58,7 @@ SFS_EXPORT ssize_t preadv(int fd, const struct iovec *iov, int cnt, off_t off)
 
 SFS_EXPORT ssize_t preadv64(int fd, const struct iovec *iov, int cnt, off_t off)
 {
+	SFS_HIDE_INTERNAL(fd, -1);
 	struct sfs_file *f = sfs_wrap_file(fd);
 	if (!f)
 		return sfs_real.preadv64(fd, iov, cnt, off);
@@ -65,6 +69,7 @@ SFS_EXPORT ssize_t preadv64(int fd, const struct iovec *iov, int cnt, off_t off)
 
 SFS_EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
 {
+	SFS_HIDE_INTERNAL(fd, -1);
 	struct sfs_file *f = sfs_wrap_file(fd);
 	if (!f)
 		return sfs_real.pwritev(fd, iov, cnt, off);
@@ -75,6 +80,7 @@ SFS_EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
 
 SFS_EXPORT ssize_t pwritev64(int fd, const struct iovec *iov, int cnt, off_t off)
 {
+	SFS_HIDE_INTERNAL(fd, -1);
 	struct sfs_file *f = sfs_wrap_file(fd);
 	if (!f)
 		return sfs_real.pwritev64(fd, iov, cnt, off);
@@ -99,6 +105,7 @@ SFS_EXPORT ssize_t pwritev64(int fd, const struct iovec *iov, int cnt, off_t off
 
 SFS_EXPORT ssize_t preadv2(int fd, const struct iovec *iov, int cnt, off_t off, int rwf)
 {
+	SFS_HIDE_INTERNAL(fd, -1);
 	struct sfs_file *f = sfs_wrap_file(fd);
 	if (!f)
 		return sfs_real.preadv2(fd, iov, cnt, off, rwf);
@@ -110,6 +117,7 @@ SFS_EXPORT ssize_t preadv2(int fd, const struct iovec *iov, int cnt, off_t off, 
 
 SFS_EXPORT ssize_t preadv64v2(int fd, const struct iovec *iov, int cnt, off_t off, int rwf)
 {
+	SFS_HIDE_INTERNAL(fd, -1);
 	struct sfs_file *f = sfs_wrap_file(fd);
 	if (!f)
 		return sfs_real.preadv64v2(fd, iov, cnt, off, rwf);
@@ -121,6 +129,7 @@ SFS_EXPORT ssize_t preadv64v2(int fd, const struct iovec *iov, int cnt, off_t of
 
 SFS_EXPORT ssize_t pwritev2(int fd, const struct iovec *iov, int cnt, off_t off, int rwf)
 {
+	SFS_HIDE_INTERNAL(fd, -1);
 	struct sfs_file *f = sfs_wrap_file(fd);
 	if (!f)
 		return sfs_real.pwritev2(fd, iov, cnt, off, rwf);
@@ -132,6 +141,7 @@ SFS_EXPORT ssize_t pwritev2(int fd, const struct iovec *iov, int cnt, off_t off,
 
 SFS_EXPORT ssize_t pwritev64v2(int fd, const struct iovec *iov, int cnt, off_t off, int rwf)
 {
+	SFS_HIDE_INTERNAL(fd, -1);
 	struct sfs_file *f = sfs_wrap_file(fd);
 	if (!f)
 		return sfs_real.pwritev64v2(fd, iov, cnt, off, rwf);

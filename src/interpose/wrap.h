@@ -25,6 +25,16 @@ static inline long sfs_ret(long r)
 	return r;
 }
 
+/* The library's own descriptors do not exist for the application: a call
+ * on one answers EBADF, as it would without the library. */
+#define SFS_HIDE_INTERNAL(fd, fail)                                                                \
+	do {                                                                                       \
+		if (sfs_unlikely(sfs_fd_is_internal(fd))) {                                        \
+			errno = EBADF;                                                             \
+			return fail;                                                               \
+		}                                                                                  \
+	} while (0)
+
 /* The managed file at fd, with a reference, or NULL: pass through. */
 static inline struct sfs_file *sfs_wrap_file(int fd)
 {

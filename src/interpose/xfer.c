@@ -10,6 +10,8 @@
 #include <sys/ioctl.h>
 #include <sys/sendfile.h>
 #include <sys/syscall.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -22,8 +24,9 @@ static ssize_t sendfile_impl(ssize_t (*real)(int, int, off_t *, size_t), int out
 {
 	struct sfs_kview kin, kout;
 	sfs_init();
-	sfs_kview_begin(&kin, in, off == NULL);
-	sfs_kview_begin(&kout, out, true);
+	SFS_HIDE_INTERNAL(in, -1);
+	SFS_HIDE_INTERNAL(out, -1);
+	sfs_kview_begin2(&kin, in, off == NULL, &kout, out, true);
 	ssize_t r = real(out, in, off, n);
 	sfs_kview_end(&kout);
 	sfs_kview_end(&kin);
@@ -47,8 +50,9 @@ SFS_EXPORT ssize_t copy_file_range(int in, off_t *inoff, int out, off_t *outoff,
 {
 	struct sfs_kview kin, kout;
 	sfs_init();
-	sfs_kview_begin(&kin, in, inoff == NULL);
-	sfs_kview_begin(&kout, out, outoff == NULL);
+	SFS_HIDE_INTERNAL(in, -1);
+	SFS_HIDE_INTERNAL(out, -1);
+	sfs_kview_begin2(&kin, in, inoff == NULL, &kout, out, outoff == NULL);
 	ssize_t r = sfs_real.copy_file_range(in, inoff, out, outoff, n, flags);
 	sfs_kview_end(&kout);
 	sfs_kview_end(&kin);
@@ -60,8 +64,9 @@ SFS_EXPORT ssize_t splice(int in, off_t *inoff, int out, off_t *outoff, size_t n
 {
 	struct sfs_kview kin, kout;
 	sfs_init();
-	sfs_kview_begin(&kin, in, inoff == NULL);
-	sfs_kview_begin(&kout, out, outoff == NULL);
+	SFS_HIDE_INTERNAL(in, -1);
+	SFS_HIDE_INTERNAL(out, -1);
+	sfs_kview_begin2(&kin, in, inoff == NULL, &kout, out, outoff == NULL);
 	ssize_t r = sfs_real.splice(in, inoff, out, outoff, n, flags);
 	sfs_kview_end(&kout);
 	sfs_kview_end(&kin);
@@ -93,11 +98,13 @@ SFS_EXPORT int ioctl(int fd, unsigned long req, ...)
 	va_end(ap);
 	if (!sfs_active())
 		return sfs_real.ioctl(fd, req, arg);
+	SFS_HIDE_INTERNAL(fd, -1);
 	bool all = touches_other_files(req);
 	if (all)
 		sfs_flush_all();
+	/* The offset too: FIONREAD answers size minus the kernel's offset. */
 	struct sfs_kview kv;
-	sfs_kview_begin(&kv, fd, false);
+	sfs_kview_begin(&kv, fd, true);
 	int r = sfs_real.ioctl(fd, req, arg);
 	sfs_kview_end(&kv);
 	if (all) {
@@ -164,6 +171,47 @@ SFS_EXPORT long syscall(long nr, ...)
 	case SYS_splice:
 		return splice((int)a[0], (off_t *)a[1], (int)a[2], (off_t *)a[3], (size_t)a[4],
 			      (unsigned)a[5]);
+	case SYS_preadv:
+		return preadv((int)a[0], (const struct iovec *)a[1], (int)a[2], (off_t)a[3]);
+	case SYS_pwritev:
+		return pwritev((int)a[0], (const struct iovec *)a[1], (int)a[2], (off_t)a[3]);
+	case SYS_preadv2: /* on 64-bit the offset is the "low" argument */
+		return preadv2((int)a[0], (const struct iovec *)a[1], (int)a[2], (off_t)a[3],
+			       (int)a[5]);
+	case SYS_pwritev2:
+		return pwritev2((int)a[0], (const struct iovec *)a[1], (int)a[2], (off_t)a[3],
+				(int)a[5]);
+	case SYS_sync_file_range:
+		return sync_file_range((int)a[0], (off_t)a[1], (off_t)a[2], (unsigned)a[3]);
+	case SYS_ioctl:
+		return ioctl((int)a[0], (unsigned long)a[1], (void *)a[2]);
+	case SYS_fcntl:
+		return fcntl((int)a[0], (int)a[1], (void *)a[2]);
+	case SYS_mmap:
+		return (long)mmap((void *)a[0], (size_t)a[1], (int)a[2], (int)a[3], (int)a[4],
+				  (off_t)a[5]);
+	case SYS_truncate:
+		return truncate((const char *)a[0], (off_t)a[1]);
+	case SYS_creat:
+		return creat((const char *)a[0], (mode_t)a[1]);
+	case SYS_unlink:
+		return unlink((const char *)a[0]);
+	case SYS_unlinkat:
+		return unlinkat((int)a[0], (const char *)a[1], (int)a[2]);
+	case SYS_rename:
+		return rename((const char *)a[0], (const char *)a[1]);
+	case SYS_renameat:
+		return renameat((int)a[0], (const char *)a[1], (int)a[2], (const char *)a[3]);
+	case SYS_renameat2:
+		return renameat2((int)a[0], (const char *)a[1], (int)a[2], (const char *)a[3],
+				 (unsigned)a[4]);
+	case SYS_close_range:
+		return close_range((unsigned)a[0], (unsigned)a[1], (int)a[2]);
+	case SYS_utimensat:
+		return utimensat((int)a[0], (const char *)a[1], (const struct timespec *)a[2],
+				 (int)a[3]);
+	case SYS_syncfs:
+		return syncfs((int)a[0]);
 	case SYS_fstat:
 		return fstat((int)a[0], (struct stat *)a[1]);
 	case SYS_newfstatat:

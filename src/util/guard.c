@@ -21,6 +21,9 @@ struct guard_tls {
 };
 static __thread struct guard_tls guard __attribute__((tls_model("initial-exec")));
 
+#define SA_EXPOSE_TAGBITS_ 0x00000800u /* <asm/signal-defs.h>, not in glibc's */
+#define SA_RESTORER_ 0x04000000u	    /* x86 */
+
 /* The application's handlers for the two guarded signals, as it set them. */
 static struct sigaction app_act[2];
 static pthread_mutex_t app_act_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -107,8 +110,16 @@ int sfs_guard_app_action(int sig, const struct sigaction *act, struct sigaction 
 	pthread_mutex_lock(&app_act_lock);
 	if (old)
 		*old = app_act[i];
-	if (act)
+	if (act) {
+		/* Stored as the kernel stores it: unknown flag bits cleared,
+		 * SIGKILL and SIGSTOP never blocked. */
 		app_act[i] = *act;
+		app_act[i].sa_flags &= (int)(SA_NOCLDSTOP | SA_NOCLDWAIT | SA_SIGINFO | SA_ONSTACK |
+					     SA_RESTART | SA_NODEFER | SA_RESETHAND |
+					     SA_EXPOSE_TAGBITS_ | SA_RESTORER_);
+		sigdelset(&app_act[i].sa_mask, SIGKILL);
+		sigdelset(&app_act[i].sa_mask, SIGSTOP);
+	}
 	pthread_mutex_unlock(&app_act_lock);
 	return 0;
 }

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Description: the data path of the strace suite: on one file, 10,000 4 KiB
+ * preads, then 10,000 4 KiB overwrites (pwrite), then 10,000 4 KiB appends
+ * (write at the end), no fsync in between; every read is checked, and at the
+ * end the whole file is checked through the library and, after close (which
+ * relinks the appends), with the raw kernel read. Under SplitFS the three
+ * phases should make (almost) no read/write system calls; tests/suites/
+ * strace.sh counts them. Prints one line per phase (ns per operation) and
+ * whether the library is loaded. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "helpers.h"
+
+#define BS 4096
+#define NOPS 10000
+#define BASE_BLOCKS 1024 /* the file starts at 4 MiB; the ops cycle over it */
+#define BASE (BASE_BLOCKS * BS)
+#define TOTAL ((long)BASE + (long)NOPS * BS)
+
+static unsigned char *want; /* the model of the file, TOTAL bytes */
+
+static double now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* A whole-buffer write or read at an offset, looping on short transfers. */
+static bool pwrite_all(int fd, const unsigned char *b, size_t n, off_t off)
+{
+	while (n > 0) {
+		ssize_t r = pwrite(fd, b, n, off);
+		if (r <= 0)
+			return false;
+		b += r;
+		n -= (size_t)r;
+		off += r;
+	}
+	return true;
+}
+
+static long pread_all(int fd, unsigned char *b, size_t n, off_t off)
+{
+	long got = 0;
+	while ((size_t)got < n) {
+		ssize_t r = pread(fd, b + got, n - (size_t)got, off + got);
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			break;
+		got += r;
+	}
+	return got;
+}
+
+int main(int argc, char **argv)
+{
+	const char *dir = argc > 1 ? argv[1] : ".";
+	char *p = t_path(dir, "datapath.dat");
+	printf("datapath: library %s\n", t_under_splitfs() ? "loaded" : "not loaded");
+	want = malloc(TOTAL);
+	unsigned char *got = malloc(TOTAL);
+	T_REQUIRE(want && got, "malloc");
+
+	/* Setup (a handful of calls): a 4 MiB file, made durable. */
+	unlink(p);
+	int fd = open(p, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	T_REQUIRE(fd >= 0, "open %s", p);
+	t_fill(want, BASE, 1, 0);
+	T_REQUIRE(pwrite_all(fd, want, BASE, 0), "initial write");
+	T_REQUIRE(fsync(fd) == 0, "fsync");
+
+	/* 1: preads of 4 KiB blocks in a scattered order, each checked. */
+	unsigned char buf[BS];
+	int bad = 0;
+	double t0 = now_ns();
+	for (long i = 0; i < NOPS; i++) {
+		long off = (i * 7919 % BASE_BLOCKS) * BS;
+		ssize_t r = pread(fd, buf, BS, off);
+		if (r != BS || memcmp(buf, want + off, BS) != 0)
+			bad++;
+	}
+	double t1 = now_ns();
+	T_CHECK(bad == 0, "%d of %d preads short or wrong", bad, NOPS);
+
+	/* 2: overwrites of 4 KiB blocks, new content each time (made before
+	 * the clock starts). */
+	bad = 0;
+	t_fill(got, (size_t)NOPS * BS, 2, 0);
+	double t1b = now_ns();
+	for (long i = 0; i < NOPS; i++) {
+		long off = (i * 389 % BASE_BLOCKS) * BS;
+		memcpy(want + off, got + i * BS, BS);
+		if (pwrite(fd, want + off, BS, off) != BS)
+			bad++;
+	}
+	double t2 = now_ns();
+	T_CHECK(bad == 0, "%d of %d overwrites failed", bad, NOPS);
+
+	/* 3: appends with write() at the end of the file. */
+	bad = 0;
+	T_CHECK(lseek(fd, 0, SEEK_END) == BASE, "lseek SEEK_END");
+	t_fill(want + BASE, (size_t)NOPS * BS, 3, BASE);
+	double t2b = now_ns();
+	for (long i = 0; i < NOPS; i++)
+		if (write(fd, want + BASE + i * BS, BS) != BS)
+			bad++;
+	double t3 = now_ns();
+	T_CHECK(bad == 0, "%d of %d appends failed", bad, NOPS);
+	printf("datapath: %d preads %.0f ns/op, %d overwrites %.0f ns/op, %d appends %.0f ns/op\n",
+	       NOPS, (t1 - t0) / NOPS, NOPS, (t2 - t1b) / NOPS, NOPS, (t3 - t2b) / NOPS);
+
+	/* The whole file through the descriptor (staged appends included). */
+	struct stat st;
+	T_CHECK(fstat(fd, &st) == 0 && st.st_size == TOTAL, "fstat size %ld want %ld",
+		(long)st.st_size, TOTAL);
+	memset(got, 0, TOTAL);
+	T_CHECK(pread_all(fd, got, TOTAL, 0) == TOTAL && memcmp(got, want, TOTAL) == 0,
+		"content through the descriptor");
+	T_CHECK(close(fd) == 0, "close");
+
+	/* After close the kernel file holds every byte. */
+	unsigned char *k = NULL;
+	long ks = t_read_kernel(p, &k);
+	T_CHECK(ks == TOTAL && k && memcmp(k, want, TOTAL) == 0, "kernel view after close (%ld)",
+		ks);
+	free(k);
+	free(got);
+	free(want);
+	unlink(p);
+	return t_result();
+}

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# The data path without system calls: tests/c/datapath does 10,000 4 KiB
+# preads, 10,000 4 KiB overwrites and 10,000 4 KiB appends on one file. Run
+# under `strace -f -c` natively (about 30,000 read/write calls) and under
+# SplitFS, where the read/write family (read pread64 readv preadv preadv2
+# write pwrite64 writev pwritev pwritev2) must total under 1% of the 30,000
+# operations. strace traces `splitfs run`, which execs the program, so the
+# counts are the program's (plus the few of the CLI and the dynamic loader).
+. "$(dirname "$0")/../lib.sh"
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+command -v strace >/dev/null 2>&1 || skip "strace not installed"
+prog=$SFS_TESTBIN/datapath
+[ -x "$prog" ] || die "$prog missing (make tests)"
+
+OPS=30000
+LIMIT=$((OPS / 100))
+ART=${SFS_TEST_OUT:-$ROOT/tests/output}/strace
+rm -rf "$ART"
+mkdir -p "$ART"
+FAMILY="read pread64 readv preadv preadv2 write pwrite64 writev pwritev pwritev2"
+SHOW="$FAMILY mmap munmap fsync ioctl copy_file_range fallocate ftruncate execve"
+
+# calls FILE NAME...: the summed call counts of those syscalls in a strace -c
+# summary (columns: % time, seconds, usecs/call, calls, [errors,] syscall).
+calls() {
+	local f=$1
+	shift
+	awk -v names=" $* " '$1 ~ /^[0-9.]+$/ && $NF != "total" && index(names, " " $NF " ") {n += $4}
+		END {print n + 0}' "$f"
+}
+show() {
+	local f=$1 line="" s c
+	for s in $SHOW; do
+		c=$(calls "$f" "$s")
+		[ "$c" = 0 ] || line="$line $s=$c"
+	done
+	echo "  syscalls:$line"
+	echo "  read/write family total: $(calls "$f" $FAMILY)"
+}
+
+rc=0
+mkdir -p "$WORK/kernel" "$WORK/splitfs"
+
+echo "== native"
+strace -f -c -o "$ART/kernel.strace" "$prog" "$WORK/kernel" >"$ART/kernel.out" 2>&1
+r=$?
+cat "$ART/kernel.out"
+[ $r -eq 0 ] || { echo "FAIL: datapath fails natively (exit $r)"; rc=1; }
+show "$ART/kernel.strace"
+native=$(calls "$ART/kernel.strace" $FAMILY)
+# The measurement itself: natively every operation is a system call.
+if [ "$native" -lt $OPS ]; then
+	echo "FAIL: only $native read/write calls counted natively, want >= $OPS (strace counting broken?)"
+	rc=1
+fi
+
+echo "== SplitFS"
+SPLITFS_STATS=1 strace -f -c -o "$ART/splitfs.strace" "$SFS_CLI" run --root "$SFS_MNT" -- \
+	"$prog" "$WORK/splitfs" >"$ART/splitfs.out" 2>&1
+r=$?
+grep '^datapath:' "$ART/splitfs.out"
+[ $r -eq 0 ] || { echo "FAIL: datapath fails under SplitFS (exit $r)"; tail -n 30 "$ART/splitfs.out"; rc=1; }
+show "$ART/splitfs.strace"
+lib=$(calls "$ART/splitfs.strace" $FAMILY)
+
+# The counts must come from the program, with the library loaded: strace
+# followed the CLI into the program (two execve), the program saw the
+# library, and the library served the 10,000 preads.
+execs=$(calls "$ART/splitfs.strace" execve)
+[ "$execs" -ge 2 ] || { echo "FAIL: strace saw $execs execve, want 2 (CLI, program)"; rc=1; }
+grep -q '^datapath: library loaded' "$ART/splitfs.out" ||
+	{ echo "FAIL: the program did not see the library"; rc=1; }
+served=$(awk '$1 == "pread" && $2 ~ /^[0-9]+$/ {n += $2} END {print n + 0}' "$ART/splitfs.out")
+echo "  the library's stats: $served preads served"
+[ "$served" -ge 10000 ] || { echo "FAIL: the library's stats show $served preads, want >= 10000"; rc=1; }
+
+pct=$(printf "%.2f" "$(echo "scale=4; 100 * $lib / $OPS" | bc)")
+echo "read/write family: native $native, SplitFS $lib (${pct}% of $OPS operations; limit < $LIMIT)"
+if [ "$lib" -ge "$LIMIT" ]; then
+	echo "FAIL: SplitFS makes $lib read/write system calls for $OPS operations"
+	sed 's/^/    /' "$ART/splitfs.strace"
+	rc=1
+fi
+# Not part of the verdict: other system calls that scale with the operations.
+awk -v lim=$LIMIT -v fam=" $FAMILY " '$1 ~ /^[0-9.]+$/ && $NF != "total" && $4 >= lim &&
+	!index(fam, " " $NF " ") {printf "NOTE: under SplitFS %s was called %d times (>= 1%% of the operations)\n", $NF, $4}' \
+	"$ART/splitfs.strace"
+[ $rc -eq 0 ] || die "strace suite failed"
+echo "the data path makes $lib read/write system calls under SplitFS"
