@@ -187,25 +187,28 @@ static int open_window(struct sfs_inode *in)
  * them; a write past the end adds [size, from). */
 static void holes_fill(struct sfs_inode *in, int64_t from, int64_t to)
 {
+	/* Each hole loses [from, to) and may split in two. */
+	struct sfs_hole out[2 * SFS_ARRAY_SIZE(in->holes)];
 	int n = 0;
 	for (int i = 0; i < in->nholes; i++) {
 		int64_t a = in->holes[i].from, b = in->holes[i].to;
 		if (b <= from || a >= to) {
-			in->holes[n++] = in->holes[i];
+			out[n++] = in->holes[i];
 			continue;
 		}
 		if (a < from)
-			in->holes[n++] = (struct sfs_hole){a, from};
-		if (b > to) {
-			if (n == (int)SFS_ARRAY_SIZE(in->holes)) {
-				in->nholes = -1;
-				return;
-			}
-			in->holes[n++] = (struct sfs_hole){to, b};
-		}
+			out[n++] = (struct sfs_hole){a, from};
+		if (b > to)
+			out[n++] = (struct sfs_hole){to, b};
 	}
-	if (in->nholes >= 0)
-		in->nholes = n;
+	if (in->nholes < 0)
+		return;
+	if (n > (int)SFS_ARRAY_SIZE(in->holes)) {
+		in->nholes = -1; /* too many to track: they will be written as zeros */
+		return;
+	}
+	memcpy(in->holes, out, (size_t)n * sizeof(out[0]));
+	in->nholes = n;
 }
 
 static void holes_add(struct sfs_inode *in, int64_t from, int64_t to)

@@ -17,15 +17,17 @@
 #include "../relink/relink.h"
 #include "../staging/pool.h"
 #include "../util/msg.h"
+#include "fdtable.h"
 #include "flush.h"
+#include "inoset.h"
 #include "registry.h"
 
 #define NBUCKETS 4096
 #define CACHE_MAX 32 /* closed inodes kept with their mappings (paper §3.5) */
-#define DEMOTED_CAP 8192
 
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_mutex_t demoted_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sfs_inoset demoted = SFS_INOSET_INIT; /* files left to the kernel */
+static struct sfs_inoset locked = SFS_INOSET_INIT;  /* files with POSIX locks */
 static struct sfs_inode *buckets[NBUCKETS];
 static struct sfs_inode lru = {.lru_prev = &lru, .lru_next = &lru};
 static int ncached;
@@ -36,7 +38,7 @@ static atomic_int nstaged;
 /* barrier: 0 open, 1 closed, 2 closed with readers sleeping on the futex. */
 static void futex(atomic_int *word, int op, int val)
 {
-	syscall(SYS_futex, word, op | FUTEX_PRIVATE_FLAG, val, NULL, NULL, 0);
+	sfs_real.syscall(SYS_futex, word, op | FUTEX_PRIVATE_FLAG, val, NULL, NULL, 0);
 }
 
 void sfs_barrier_close(struct sfs_inode *in)
@@ -168,6 +170,16 @@ static void release_stage(struct sfs_inode *in)
 	sfs_stage_detach(&in->stage);
 }
 
+/* Closes one of the library's descriptors of the file, unless the process
+ * may hold POSIX locks on it through any descriptor (the application's may
+ * be open still, left to the kernel): the close would drop them all, so
+ * the descriptor stays open, hidden, until the process ends. */
+static void close_kfd(struct sfs_inode *in, int fd)
+{
+	if (fd >= 0 && !atomic_load(&in->posix_locks) && !sfs_posix_locked(in->dev, in->ino))
+		sfs_internal_close(fd);
+}
+
 /* Frees an inode no one refers to. Called without the table lock. */
 static void destroy(struct sfs_inode *in)
 {
@@ -175,7 +187,8 @@ static void destroy(struct sfs_inode *in)
 		sfs_inode_staged_changed(-1);
 	sfs_map_drop_all(&in->maps);
 	release_stage(in);
-	sfs_internal_close(in->kfd);
+	close_kfd(in, in->kfd);
+	close_kfd(in, in->stale_kfd);
 	leave(in);
 	pthread_mutex_destroy(&in->own_lock);
 	free(in);
@@ -188,13 +201,21 @@ static void destroy(struct sfs_inode *in)
  * (O_RDWR, never O_APPEND, whatever the application's flags) only while the
  * application has the file open for writing: an open writable descriptor,
  * or a writable shared mapping, makes execve of the file fail with ETXTBSY. */
-static int reopen(int fd, bool want_write, bool *writable)
+static int reopen(int fd, bool want_write, bool *writable, bool locks)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	int kfd = sfs_real.open(path, (want_write ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NOCTTY);
 	*writable = kfd >= 0 && want_write;
-	return kfd < 0 ? -errno : sfs_internal_fd(kfd);
+	if (kfd < 0)
+		return -errno;
+	if (locks) {
+		/* Moving it up (dup, then close) would close a descriptor of the
+		 * file: it stays where it is, hidden all the same. */
+		sfs_fd_set_internal(kfd, true);
+		return kfd;
+	}
+	return sfs_internal_fd(kfd);
 }
 
 static bool writes(int flags)
@@ -207,12 +228,12 @@ static bool writes(int flags)
 static bool swap_kfd(struct sfs_inode *in, bool want_write)
 {
 	bool writable;
-	int kfd = reopen(in->kfd, want_write, &writable);
+	int kfd = reopen(in->kfd, want_write, &writable, false);
 	if (kfd < 0)
 		return false;
 	sfs_barrier_close(in);
 	sfs_map_drop_all(&in->maps);
-	sfs_internal_close(in->kfd);
+	close_kfd(in, in->kfd);
 	in->kfd = kfd;
 	in->writable = writable;
 	in->t_populated = 0;
@@ -223,7 +244,7 @@ static bool swap_kfd(struct sfs_inode *in, bool want_write)
 void sfs_inode_writer_gone(struct sfs_inode *in)
 {
 	sfs_inode_lock(in);
-	if (--in->nwriters == 0 && in->writable) {
+	if (--in->nwriters == 0 && in->writable && !atomic_load(&in->posix_locks)) {
 		/* Back to read-only: relink, give back the staging store, and
 		 * stop holding the file open for writing. */
 		if (sfs_inode_flush_locked(in, SFS_FLUSH_VISIBLE) == 0 && !atomic_load(&in->staged)) {
@@ -237,7 +258,8 @@ void sfs_inode_writer_gone(struct sfs_inode *in)
 static struct sfs_inode *create(int appfd, const struct stat *st, int flags)
 {
 	bool writable;
-	int kfd = reopen(appfd, writes(flags), &writable);
+	bool locks = sfs_posix_locked(st->st_dev, st->st_ino);
+	int kfd = reopen(appfd, writes(flags), &writable, locks);
 	if (kfd < 0)
 		return NULL;
 	struct sfs_inode *in = calloc(1, sizeof(*in));
@@ -253,6 +275,8 @@ static struct sfs_inode *create(int appfd, const struct stat *st, int flags)
 	atomic_store(&in->ksize, st->st_size);
 	atomic_store(&in->size, st->st_size);
 	in->stage.fd = -1;
+	in->stale_kfd = -1;
+	atomic_store(&in->posix_locks, locks);
 	in->refs = 1;
 	in->nwriters = writes(flags) ? 1 : 0;
 	if (!join(in)) {
@@ -276,13 +300,16 @@ static bool reuse(struct sfs_inode *in, int appfd, int flags, bool from_cache)
 		 * caller may write (the old one may be read-only). */
 		if (!in->writable) {
 			bool writable;
-			int kfd = reopen(appfd, true, &writable);
+			int kfd = reopen(appfd, true, &writable, atomic_load(&in->posix_locks));
 			if (kfd >= 0) {
 				int old = in->kfd;
 				in->kfd = kfd;
 				sfs_barrier_close(in);
 				sfs_map_drop_all(&in->maps); /* read-only chunks */
-				sfs_internal_close(old);
+				if (atomic_load(&in->posix_locks) && in->stale_kfd < 0)
+					in->stale_kfd = old; /* closing it would drop locks */
+				else
+					sfs_internal_close(old);
 				in->writable = true;
 				sfs_barrier_open(in);
 			} else {
@@ -380,6 +407,11 @@ void sfs_inode_put(struct sfs_inode *in)
 		 * thread can be using it. */
 		release_stage(in);
 		leave(in);
+		/* No application file is open: its record locks are gone. (The
+		 * locked set still remembers the file: an unmanaged descriptor
+		 * may hold locks on it.) */
+		close_kfd(in, in->stale_kfd);
+		in->stale_kfd = -1;
 		in->lru_next = lru.lru_next;
 		in->lru_prev = &lru;
 		lru.lru_next->lru_prev = in;
@@ -490,43 +522,22 @@ void sfs_inode_table_reset(void)
 	}
 	lru.lru_next = lru.lru_prev = &lru;
 	ncached = 0;
-	pthread_mutex_init(&demoted_lock, NULL);
+	sfs_inoset_reset_lock(&demoted);
+	sfs_inoset_reset_lock(&locked);
 	atomic_store(&nstaged, 0);
 }
 
-/* --- demoted files ------------------------------------------------------- */
+/* --- files left to the kernel, files with POSIX locks ---------------------- */
 
-struct demoted_key {
-	dev_t dev;
-	ino_t ino;
-};
-static struct demoted_key demoted[DEMOTED_CAP];
-static atomic_int ndemoted;
 
 void sfs_demoted_pin_all(void)
 {
-	for (int i = 0; i < DEMOTED_CAP; i++)
-		if (demoted[i].ino)
-			sfs_reg_pin(demoted[i].dev, demoted[i].ino);
+	sfs_inoset_each(&demoted, sfs_reg_pin);
 }
 
 bool sfs_demoted(dev_t dev, ino_t ino)
 {
-	if (!atomic_load_explicit(&ndemoted, memory_order_acquire))
-		return false;
-	pthread_mutex_lock(&demoted_lock);
-	bool found = false;
-	for (unsigned i = hash(dev, ino) % DEMOTED_CAP, k = 0; k < DEMOTED_CAP;
-	     k++, i = (i + 1) % DEMOTED_CAP) {
-		if (demoted[i].ino == 0)
-			break;
-		if (demoted[i].dev == dev && demoted[i].ino == ino) {
-			found = true;
-			break;
-		}
-	}
-	pthread_mutex_unlock(&demoted_lock);
-	return found;
+	return sfs_inoset_has(&demoted, dev, ino);
 }
 
 void sfs_demoted_add(dev_t dev, ino_t ino)
@@ -534,21 +545,22 @@ void sfs_demoted_add(dev_t dev, ino_t ino)
 	/* The process keeps using the file through the kernel: others must
 	 * know it has the file open. */
 	sfs_reg_pin(dev, ino);
-	pthread_mutex_lock(&demoted_lock);
-	if (atomic_load(&ndemoted) >= DEMOTED_CAP * 3 / 4) {
-		pthread_mutex_unlock(&demoted_lock);
+	if (!sfs_inoset_add(&demoted, dev, ino))
 		sfs_warn("too many files left to the kernel; a later open may manage one again");
-		return;
+}
+
+bool sfs_posix_locked(dev_t dev, ino_t ino)
+{
+	return sfs_inoset_has(&locked, dev, ino);
+}
+
+void sfs_posix_locked_add(dev_t dev, ino_t ino)
+{
+	if (!sfs_inoset_add(&locked, dev, ino))
+		sfs_warn("too many files with POSIX locks to track");
+	struct sfs_inode *in = sfs_inode_find(dev, ino);
+	if (in) {
+		atomic_store(&in->posix_locks, true);
+		sfs_inode_put(in);
 	}
-	for (unsigned i = hash(dev, ino) % DEMOTED_CAP;; i = (i + 1) % DEMOTED_CAP) {
-		if (demoted[i].dev == dev && demoted[i].ino == ino)
-			break;
-		if (demoted[i].ino == 0) {
-			demoted[i].dev = dev;
-			demoted[i].ino = ino;
-			atomic_fetch_add(&ndemoted, 1);
-			break;
-		}
-	}
-	pthread_mutex_unlock(&demoted_lock);
 }

@@ -73,6 +73,13 @@ struct sfs_inode {
 	int64_t t_populated;
 
 	int nwriters; /* application files open for writing (under the lock) */
+	/* The application took POSIX record locks on the file (fcntl F_SETLK*,
+	 * lockf). Closing any descriptor of a file drops all of the process's
+	 * locks on it, so until the last application file closes the library
+	 * closes none of its own: kfd is not swapped, an old one is kept in
+	 * stale_kfd. */
+	atomic_bool posix_locks;
+	int stale_kfd;
 
 	/* Bookkeeping under the inode-table lock. */
 	int refs;		/* files (and transient users) referring to it */
@@ -165,6 +172,12 @@ void sfs_demoted_add(dev_t dev, ino_t ino);
 
 /* A forked child registers itself for every file it inherited. */
 void sfs_demoted_pin_all(void);
+
+/* Files on which the process took POSIX record locks (through any
+ * descriptor): the library must not close a descriptor of them while the
+ * application may hold locks (a close drops them all). */
+bool sfs_posix_locked(dev_t dev, ino_t ino);
+void sfs_posix_locked_add(dev_t dev, ino_t ino);
 
 /* Refreshes ksize/size from the kernel's size (fstat under the lock) when
  * nothing is staged: another process may have grown or shrunk the file.

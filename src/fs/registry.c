@@ -20,6 +20,8 @@
 #include "../util/msg.h"
 #include "../util/stats.h"
 #include "../staging/stage.h"
+#include "fdtable.h"
+#include "inode.h"
 
 #define REG_MAGIC 0x5346535245473032ull /* "SFSREG02" */
 #define REG_SLOTS 16384
@@ -223,7 +225,11 @@ static bool take_over(struct sfs_reg_entry *e)
 	}
 	if (sfd >= 0)
 		sfs_real.close(sfd);
-	if (tfd >= 0)
+	/* A close of a descriptor of the file drops this process's POSIX locks
+	 * on it: keep it (hidden) if there may be any. */
+	if (tfd >= 0 && sfs_posix_locked((dev_t)e->dev, (ino_t)e->ino))
+		sfs_fd_set_internal(tfd, true);
+	else if (tfd >= 0)
 		sfs_real.close(tfd);
 	if (!ok) {
 		sfs_warn("cannot relink the data pid %d staged for a file this process opens (%s); "

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdarg.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../fs/flush.h"
@@ -161,6 +162,36 @@ SFS_EXPORT int dup3(int oldfd, int newfd, int flags)
 	return r;
 }
 
+/* The application holds (or held) POSIX record locks on fd's file, which
+ * may or may not be a descriptor the library manages. */
+static void noted_posix_lock(int fd)
+{
+	struct stat st;
+	int saved = errno;
+	if (sfs_real.fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_dev == sfs_g.root_dev)
+		sfs_posix_locked_add(st.st_dev, st.st_ino);
+	errno = saved;
+}
+
+/* lockf takes POSIX record locks through glibc's internal fcntl. */
+SFS_EXPORT int lockf(int fd, int cmd, off_t len)
+{
+	sfs_init();
+	int r = sfs_real.lockf(fd, cmd, len);
+	if (r == 0 && sfs_g.active && (cmd == F_LOCK || cmd == F_TLOCK))
+		noted_posix_lock(fd);
+	return r;
+}
+
+SFS_EXPORT int lockf64(int fd, int cmd, off_t len)
+{
+	sfs_init();
+	int r = sfs_real.lockf64(fd, cmd, len);
+	if (r == 0 && sfs_g.active && (cmd == F_LOCK || cmd == F_TLOCK))
+		noted_posix_lock(fd);
+	return r;
+}
+
 /* The status flags F_SETFL may change (the rest of f->flags stays). */
 #define SETFL_MASK (O_APPEND | O_NONBLOCK | O_NOATIME | O_DIRECT | O_ASYNC)
 
@@ -175,7 +206,9 @@ static int fcntl_impl(int (*real)(int, int, ...), int fd, int cmd, void *arg)
 	int r = real(fd, cmd, arg);
 	if (r < 0)
 		return r;
-	if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) {
+	if ((cmd == F_SETLK || cmd == F_SETLKW) && ((struct flock *)arg)->l_type != F_UNLCK) {
+		noted_posix_lock(fd);
+	} else if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) {
 		duplicated(fd, r);
 	} else if (cmd == F_SETFL) {
 		struct sfs_file *f = sfs_fd_get(fd);

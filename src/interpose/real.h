@@ -74,6 +74,8 @@
 	X(int, dup3, (int, int, int))                                                              \
 	X(int, fcntl, (int, int, ...))                                                             \
 	X(int, fcntl64, (int, int, ...))                                                           \
+	X(int, lockf, (int, int, off_t))                                                           \
+	X(int, lockf64, (int, int, off_t))                                                         \
 	X(int, fstat, (int, struct stat *))                                                        \
 	X(int, fstat64, (int, struct stat64 *))                                                    \
 	X(int, stat, (const char *, struct stat *))                                                \

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* stdio. glibc's FILE functions reach the kernel through internal calls no
- * interposer sees, so a managed file handed to stdio is relinked and left
- * to the kernel (demoted) for as long as this process runs. */
+ * interposer sees. A file opened by stdio for writing, or a managed
+ * descriptor handed to fdopen, is relinked and left to the kernel (demoted)
+ * for as long as this process runs; a file fopen'ed read-only is relinked
+ * first and stays managed. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include "../fs/flush.h"
@@ -26,10 +29,18 @@ static void before_open(const char *path)
 	}
 }
 
-/* The FILE's descriptor now belongs to stdio: the kernel serves its file. */
-static FILE *handed_to_stdio(FILE *fp)
+/* A read-only stream ("r", "rb", no "+") reads what the kernel file holds,
+ * as another process would (before_open relinked it); it cannot write
+ * around the library's staging, so the file stays managed. */
+static bool read_only(const char *mode)
 {
-	if (!fp || !sfs_g.active)
+	return mode && mode[0] == 'r' && !strchr(mode, '+');
+}
+
+/* The FILE's descriptor now belongs to stdio: the kernel serves its file. */
+static FILE *handed_to_stdio(FILE *fp, const char *mode)
+{
+	if (!fp || !sfs_g.active || read_only(mode))
 		return fp;
 	uint64_t t0 = sfs_stat_start();
 	int saved = errno;
@@ -52,27 +63,27 @@ static FILE *handed_to_stdio(FILE *fp)
 SFS_EXPORT FILE *fopen(const char *path, const char *mode)
 {
 	before_open(path);
-	return handed_to_stdio(sfs_real.fopen(path, mode));
+	return handed_to_stdio(sfs_real.fopen(path, mode), mode);
 }
 
 SFS_EXPORT FILE *fopen64(const char *path, const char *mode)
 {
 	before_open(path);
-	return handed_to_stdio(sfs_real.fopen64(path, mode));
+	return handed_to_stdio(sfs_real.fopen64(path, mode), mode);
 }
 
 SFS_EXPORT FILE *freopen(const char *path, const char *mode, FILE *stream)
 {
 	if (path)
 		before_open(path);
-	return handed_to_stdio(sfs_real.freopen(path, mode, stream));
+	return handed_to_stdio(sfs_real.freopen(path, mode, stream), mode);
 }
 
 SFS_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *stream)
 {
 	if (path)
 		before_open(path);
-	return handed_to_stdio(sfs_real.freopen64(path, mode, stream));
+	return handed_to_stdio(sfs_real.freopen64(path, mode, stream), mode);
 }
 
 SFS_EXPORT FILE *fdopen(int fd, const char *mode)
@@ -83,5 +94,6 @@ SFS_EXPORT FILE *fdopen(int fd, const char *mode)
 		sfs_demote_inode(f->inode);
 		sfs_file_put(f);
 	}
-	return handed_to_stdio(sfs_real.fdopen(fd, mode));
+	/* The stream shares fd's kernel offset: even a read-only one. */
+	return handed_to_stdio(sfs_real.fdopen(fd, mode), "w");
 }

@@ -78,7 +78,7 @@ static int make_ring(struct pooled *p)
 	int rc = 0;
 	int fd = memfd_create("splitfs-staging", MFD_CLOEXEC);
 	char *m = MAP_FAILED;
-	if (fd < 0 || ftruncate(fd, cap) != 0 ||
+	if (fd < 0 || sfs_real.ftruncate(fd, cap) != 0 ||
 	    (m = sfs_real.mmap(NULL, (size_t)cap, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) ==
 		    MAP_FAILED)
 		rc = -errno;

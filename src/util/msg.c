@@ -18,22 +18,29 @@ void sfs_msg_set_fd(int fd)
 	msg_fd = fd;
 }
 
-/* The raw system call: this file is linked into the preload library, where
- * write() is our own interposed symbol. */
+/* The system call itself: this file is linked into the preload library,
+ * where write() and syscall() are the library's own interposed symbols. */
+static long raw_write(int fd, const char *buf, size_t len)
+{
+	long ret;
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"((long)SYS_write), "D"((long)fd), "S"(buf), "d"(len)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
 void sfs_write_all(int fd, const char *buf, size_t len)
 {
-	int saved = errno;
 	while (len > 0) {
-		long n = syscall(SYS_write, fd, buf, len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
+		long n = raw_write(fd, buf, len);
+		if (n == -EINTR)
+			continue;
+		if (n <= 0)
 			break;
-		}
 		buf += n;
 		len -= (size_t)n;
 	}
-	errno = saved;
 }
 
 static void vmsg(const char *prefix, const char *fmt, va_list ap)
