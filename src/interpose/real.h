@@ -12,7 +12,6 @@
 #include <spawn.h>
 #include <stdio.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/time.h>
@@ -126,10 +125,6 @@
 	X(int, ioctl, (int, unsigned long, ...))                                                   \
 	X(long, syscall, (long, ...))                                                              \
 	X(int, sigaction, (int, const struct sigaction *, struct sigaction *))                     \
-	X(int, setrlimit, (__rlimit_resource_t, const struct rlimit *))                            \
-	X(int, setrlimit64, (__rlimit_resource_t, const struct rlimit64 *))                        \
-	X(int, prlimit, (pid_t, __rlimit_resource_t, const struct rlimit *, struct rlimit *))      \
-	X(int, prlimit64, (pid_t, __rlimit_resource_t, const struct rlimit64 *, struct rlimit64 *)) \
 	X(__sighandler_t, signal, (int, __sighandler_t))
 
 struct sfs_real_table {

@@ -1,43 +1,59 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* RLIMIT_FSIZE: the kernel enforces it on write(); the library serves
- * writes itself, so it keeps a copy of the limit, refreshed here. */
+ * writes itself, so it keeps a copy of the limit, refreshed here.
+ *
+ * These wrappers can run before anything else in the process: the ASan
+ * runtime calls setrlimit while it initialises, before its shadow memory
+ * exists (when the library itself is built with sanitizers). So they are
+ * not instrumented, resolve libc's function themselves, and touch the
+ * library only once it has initialised. */
 #define _GNU_SOURCE
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include "wrap.h"
 
-static int refreshed(int r, int resource)
+#define NO_SANITIZE SFS_NO_SANITIZE
+#define next sfs_early_next
+
+NO_SANITIZE static int refreshed(int r, int resource)
 {
-	if (r == 0 && resource == RLIMIT_FSIZE)
+	if (r == 0 && resource == RLIMIT_FSIZE &&
+	    atomic_load_explicit(&sfs_init_state, memory_order_acquire) == 2)
 		sfs_refresh_fsize_limit();
 	return r;
 }
 
-SFS_EXPORT int setrlimit(__rlimit_resource_t resource, const struct rlimit *rl)
+NO_SANITIZE SFS_EXPORT int setrlimit(__rlimit_resource_t resource, const struct rlimit *rl)
 {
-	sfs_init();
-	return refreshed(sfs_real.setrlimit(resource, rl), (int)resource);
+	static void *real;
+	int (*fn)(__rlimit_resource_t, const struct rlimit *) = next("setrlimit", &real);
+	return refreshed(fn(resource, rl), (int)resource);
 }
 
-SFS_EXPORT int setrlimit64(__rlimit_resource_t resource, const struct rlimit64 *rl)
+NO_SANITIZE SFS_EXPORT int setrlimit64(__rlimit_resource_t resource, const struct rlimit64 *rl)
 {
-	sfs_init();
-	return refreshed(sfs_real.setrlimit64(resource, rl), (int)resource);
+	static void *real;
+	int (*fn)(__rlimit_resource_t, const struct rlimit64 *) = next("setrlimit64", &real);
+	return refreshed(fn(resource, rl), (int)resource);
 }
 
-SFS_EXPORT int prlimit(pid_t pid, __rlimit_resource_t resource, const struct rlimit *rl,
-		       struct rlimit *old)
+NO_SANITIZE SFS_EXPORT int prlimit(pid_t pid, __rlimit_resource_t resource,
+				   const struct rlimit *rl, struct rlimit *old)
 {
-	sfs_init();
-	int r = sfs_real.prlimit(pid, resource, rl, old);
-	return rl && (pid == 0 || pid == sfs_self_pid()) ? refreshed(r, (int)resource) : r;
+	static void *real;
+	int (*fn)(pid_t, __rlimit_resource_t, const struct rlimit *, struct rlimit *) =
+		next("prlimit", &real);
+	int r = fn(pid, resource, rl, old);
+	return rl && (pid == 0 || pid == getpid()) ? refreshed(r, (int)resource) : r;
 }
 
-SFS_EXPORT int prlimit64(pid_t pid, __rlimit_resource_t resource, const struct rlimit64 *rl,
-			 struct rlimit64 *old)
+NO_SANITIZE SFS_EXPORT int prlimit64(pid_t pid, __rlimit_resource_t resource,
+				     const struct rlimit64 *rl, struct rlimit64 *old)
 {
-	sfs_init();
-	int r = sfs_real.prlimit64(pid, resource, rl, old);
-	return rl && (pid == 0 || pid == sfs_self_pid()) ? refreshed(r, (int)resource) : r;
+	static void *real;
+	int (*fn)(pid_t, __rlimit_resource_t, const struct rlimit64 *, struct rlimit64 *) =
+		next("prlimit64", &real);
+	int r = fn(pid, resource, rl, old);
+	return rl && (pid == 0 || pid == getpid()) ? refreshed(r, (int)resource) : r;
 }

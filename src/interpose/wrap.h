@@ -4,6 +4,7 @@
 #ifndef SFS_INTERPOSE_WRAP_H
 #define SFS_INTERPOSE_WRAP_H
 
+#include <dlfcn.h>
 #include <errno.h>
 
 #include "../fs/fdtable.h"
@@ -60,5 +61,17 @@ static inline long sfs_wrap_done(struct sfs_file *f, enum sfs_call c, uint64_t t
 		}                                                                                  \
 		return sfs_wrap_done(f, call_id, t0, r_);                                          \
 	} while (0)
+
+/* libc's function for a wrapper that may run before the library's init
+ * (see SFS_NO_SANITIZE), resolved into *cache on first use. */
+SFS_NO_SANITIZE static inline void *sfs_early_next(const char *name, void **cache)
+{
+	void *p = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
+	if (!p) {
+		p = dlsym(RTLD_NEXT, name);
+		__atomic_store_n(cache, p, __ATOMIC_RELEASE);
+	}
+	return p;
+}
 
 #endif

@@ -117,7 +117,8 @@ SFS_EXPORT int ioctl(int fd, unsigned long req, ...)
 
 /* syscall(2): the numbers that touch file data or descriptors are routed to
  * the wrappers (fsx calls copy_file_range this way, stress-ng dup3/open).
- * Everything else goes straight to the kernel. */
+ * Everything else goes straight to the kernel. A NULL path or buffer where
+ * the wrapper's libc declaration says nonnull goes to the kernel too. */
 SFS_EXPORT long syscall(long nr, ...)
 {
 	va_list ap;
@@ -160,8 +161,12 @@ SFS_EXPORT long syscall(long nr, ...)
 	case SYS_dup3:
 		return dup3((int)a[0], (int)a[1], (int)a[2]);
 	case SYS_open:
+		if (!a[0])
+			break;
 		return open((const char *)a[0], (int)a[1], (mode_t)a[2]);
 	case SYS_openat:
+		if (!a[1])
+			break;
 		return openat((int)a[0], (const char *)a[1], (int)a[2], (mode_t)a[3]);
 	case SYS_sendfile:
 		return sendfile((int)a[0], (int)a[1], (off_t *)a[2], (size_t)a[3]);
@@ -191,18 +196,32 @@ SFS_EXPORT long syscall(long nr, ...)
 		return (long)mmap((void *)a[0], (size_t)a[1], (int)a[2], (int)a[3], (int)a[4],
 				  (off_t)a[5]);
 	case SYS_truncate:
+		if (!a[0])
+			break;
 		return truncate((const char *)a[0], (off_t)a[1]);
 	case SYS_creat:
+		if (!a[0])
+			break;
 		return creat((const char *)a[0], (mode_t)a[1]);
 	case SYS_unlink:
+		if (!a[0])
+			break;
 		return unlink((const char *)a[0]);
 	case SYS_unlinkat:
+		if (!a[1])
+			break;
 		return unlinkat((int)a[0], (const char *)a[1], (int)a[2]);
 	case SYS_rename:
+		if (!a[0] || !a[1])
+			break;
 		return rename((const char *)a[0], (const char *)a[1]);
 	case SYS_renameat:
+		if (!a[1] || !a[3])
+			break;
 		return renameat((int)a[0], (const char *)a[1], (int)a[2], (const char *)a[3]);
 	case SYS_renameat2:
+		if (!a[1] || !a[3])
+			break;
 		return renameat2((int)a[0], (const char *)a[1], (int)a[2], (const char *)a[3],
 				 (unsigned)a[4]);
 	case SYS_close_range:
@@ -213,13 +232,22 @@ SFS_EXPORT long syscall(long nr, ...)
 	case SYS_syncfs:
 		return syncfs((int)a[0]);
 	case SYS_fstat:
+		if (!a[1])
+			break;
 		return fstat((int)a[0], (struct stat *)a[1]);
 	case SYS_newfstatat:
+		if (!a[1] || !a[2])
+			break;
 		return fstatat((int)a[0], (const char *)a[1], (struct stat *)a[2], (int)a[3]);
 	case SYS_statx:
+		if (!a[1] || !a[4])
+			break;
 		return statx((int)a[0], (const char *)a[1], (int)a[2], (unsigned)a[3],
 			     (struct statx *)a[4]);
 	default:
-		return sfs_real.syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+		break;
 	}
+	/* Not routed (or a NULL the wrappers' nonnull declarations exclude:
+	 * the kernel answers EFAULT itself). */
+	return sfs_real.syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 }

@@ -13,6 +13,11 @@
  * by -fvisibility=hidden and the version script. */
 #define SFS_EXPORT __attribute__((visibility("default")))
 
+/* For the few entry points that may run inside a sanitizer runtime's own
+ * initialisation (it calls sigaction and setrlimit before its shadow memory
+ * exists, when the library is built with SANITIZE=...). */
+#define SFS_NO_SANITIZE __attribute__((no_sanitize("address", "undefined")))
+
 #define SFS_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 #define SFS_MIN(a, b) ((a) < (b) ? (a) : (b))

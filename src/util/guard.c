@@ -28,6 +28,7 @@ static __thread struct guard_tls guard __attribute__((tls_model("initial-exec"))
 static struct sigaction app_act[2];
 static pthread_mutex_t app_act_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool installed;
+_Atomic int sfs_guard_installed;
 
 /* Index into app_act; callers pass SIGSEGV or SIGBUS only. */
 static int slot(int sig)
@@ -75,18 +76,24 @@ void sfs_guard_install(void)
 		sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
 		sigemptyset(&sa.sa_mask);
 		if (sfs_real.sigaction(SIGSEGV, &sa, &app_act[0]) == 0 &&
-		    sfs_real.sigaction(SIGBUS, &sa, &app_act[1]) == 0)
+		    sfs_real.sigaction(SIGBUS, &sa, &app_act[1]) == 0) {
 			installed = true;
+			sfs_guard_installed = 1;
+		}
 	}
 	pthread_mutex_unlock(&app_act_lock);
 }
 
+/* memcpy called through a pointer: its nonnull declaration must not let the
+ * compiler (or UBSan) assume the pointers are valid, since catching the
+ * fault of a bad one is the point. */
+static void *(*volatile copy_fn)(void *, const void *, size_t) = memcpy;
+
 int sfs_guarded_copy(void *dst, const void *src, size_t n)
 {
 	if (!installed) {
-		/* No guard (before init): the caller validated nothing, so copy
-		 * plainly, as a plain memcpy-based library would. */
-		memcpy(dst, src, n);
+		/* No guard (before init): copy plainly. */
+		copy_fn(dst, src, n);
 		return 0;
 	}
 	if (sigsetjmp(guard.env, 0)) {
@@ -94,7 +101,7 @@ int sfs_guarded_copy(void *dst, const void *src, size_t n)
 		return -EFAULT;
 	}
 	guard.armed = 1;
-	memcpy(dst, src, n);
+	copy_fn(dst, src, n);
 	guard.armed = 0;
 	return 0;
 }

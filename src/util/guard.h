@@ -15,6 +15,10 @@
 #include <signal.h>
 #include <stddef.h>
 
+/* Set once the handlers are installed (read without instrumentation by
+ * the sigaction wrappers, which may run inside a sanitizer's init). */
+extern _Atomic int sfs_guard_installed;
+
 /* Installs the SIGSEGV/SIGBUS handlers. Idempotent. */
 void sfs_guard_install(void);
 
