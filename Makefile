@@ -79,3 +79,25 @@ demo:
 	./demo/demo.sh
 
 .PHONY: tests test demo
+
+# --- benchmarks (bench/) --------------------------------------------------------
+BENCH_SRC := $(wildcard bench/src/*.c)
+BENCH_BIN := $(BENCH_SRC:bench/src/%.c=$(BUILD)/bench/%)
+
+$(BUILD)/bench/%: bench/src/%.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -pthread -o $@ $< -lm
+
+bench-progs: $(BENCH_BIN)
+
+# The whole benchmark (about an hour) and a quick pass (under 5 minutes).
+bench: all bench-progs
+	./bench/deps.sh
+	./bench/run.sh
+
+bench-quick: all bench-progs
+	./bench/deps.sh
+	./bench/run.sh --quick
+
+.PHONY: bench bench-quick bench-progs

@@ -26,6 +26,7 @@ static const struct {
 	{"--staging-files", "staging_files", true},
 	{"--staging-size", "staging_size", true},
 	{"--log-size", "log_size", true},
+	{"--no-staging", "staging", false},
 	{"--stats", "stats", false},
 	{"--stats-file", "stats_file", true},
 	{"--verbose", "verbose", false},
@@ -86,7 +87,7 @@ int cmd_run(int argc, char **argv)
 			cli_err("run: unknown option '%s'", argv[i]);
 			return EXIT_USAGE;
 		}
-		const char *value = "1";
+		const char *value = strcmp(flags[k].flag, "--no-staging") == 0 ? "0" : "1";
 		if (flags[k].takes_value) {
 			if (++i >= argc) {
 				cli_err("run: %s needs a value", flags[k].flag);

@@ -17,7 +17,7 @@ static const char usage[] =
 	"\n"
 	"  run --root DIR [--mode posix|sync|strict] [--relink auto|exchange|clone|copy]\n"
 	"      [--stats] [--stats-file FILE] [--verbose] [--map-size N] [--staging-size N]\n"
-	"      [--staging-files N] [--log-size N] -- CMD [ARGS...]\n"
+	"      [--staging-files N] [--log-size N] [--no-staging] -- CMD [ARGS...]\n"
 	"        run CMD with libsplitfs.so preloaded, managing the files under DIR\n"
 	"  image up DIR [--size SIZE] [--fs xfs|ext4|btrfs|tmpfs]\n"
 	"        make a fresh file system backed by /dev/shm and mount it at DIR\n"

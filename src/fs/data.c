@@ -32,10 +32,12 @@ static int xfer(struct sfs_maptab *t, int fd, bool fd_writable, int64_t off, cha
 		size_t in_chunk = (size_t)(chunk - (off & (chunk - 1)));
 		size_t len = SFS_MIN(n, in_chunk);
 		int err = 0;
-		char *m = sfs_map_get(t, fd, (uint64_t)off, prot, &err);
+		char *m = sfs_map_get(t, fd, (uint64_t)off, prot, true, &err);
 		if (!m) {
-			/* No mapping (budget, radix): the kernel copies this piece. */
-			sfs_stat_event(SFS_EV_kernel_fallbacks, 1);
+			/* Not mapped (first touch, budget, radix): the kernel copies
+			 * this piece. */
+			if (err != -EAGAIN)
+				sfs_stat_event(SFS_EV_kernel_fallbacks, 1);
 			ssize_t r = to_file ? sfs_real.pwrite(fd, buf, len, off)
 					    : sfs_real.pread(fd, buf, len, off);
 			if (r < 0)
@@ -82,7 +84,7 @@ static void populate_ahead(struct sfs_maptab *t, int fd, int64_t off, int64_t en
 	while (from < to) {
 		int64_t len = SFS_MIN(to - from, chunk - (from & (chunk - 1)));
 		int err;
-		char *m = sfs_map_get(t, fd, (uint64_t)from, PROT_READ | PROT_WRITE, &err);
+		char *m = sfs_map_get(t, fd, (uint64_t)from, PROT_READ | PROT_WRITE, false, &err);
 		if (!m || madvise(m + (from & (chunk - 1)), (size_t)len, MADV_POPULATE_WRITE) != 0)
 			return; /* stores will fault instead */
 		from += len;
@@ -280,11 +282,13 @@ static ssize_t write_locked(struct sfs_inode *in, const void *buf, size_t n, int
 {
 	if (n == 0)
 		return 0;
-	if (!in->writable)
-		return kernel_pwrite(in, buf, n, off);
 	if ((int64_t)n > INT64_MAX - off)
 		return -EFBIG;
 	int64_t end = off + (int64_t)n;
+	/* Not writable through the library, or staging switched off and the
+	 * write extends the file: the kernel writes it. */
+	if (!in->writable || (!sfs_g.opt.staging && end > atomic_load(&in->size)))
+		return kernel_pwrite(in, buf, n, off);
 	bool sequential = off == in->wr_next;
 	in->wr_next = end;
 	int rc = 0;

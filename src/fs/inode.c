@@ -223,43 +223,89 @@ static bool writes(int flags)
 	return (flags & O_ACCMODE) != O_RDONLY;
 }
 
-/* Replaces the library's descriptor (caller holds the lock): the mappings
- * made through the old one go, since their protection follows it. */
-static bool swap_kfd(struct sfs_inode *in, bool want_write)
-{
-	bool writable;
-	int kfd = reopen(in->kfd, want_write, &writable, false);
-	if (kfd < 0)
-		return false;
-	sfs_barrier_close(in);
-	sfs_map_drop_all(&in->maps);
-	close_kfd(in, in->kfd);
-	in->kfd = kfd;
-	in->writable = writable;
-	in->t_populated = 0;
-	sfs_barrier_open(in);
-	return true;
-}
-
-void sfs_inode_writer_gone(struct sfs_inode *in)
+void sfs_inode_unshare_kfd(struct sfs_inode *in)
 {
 	sfs_inode_lock(in);
-	if (--in->nwriters == 0 && in->writable && !atomic_load(&in->posix_locks)) {
-		/* Back to read-only: relink, give back the staging store, and
-		 * stop holding the file open for writing. */
-		if (sfs_inode_flush_locked(in, SFS_FLUSH_VISIBLE) == 0 && !atomic_load(&in->staged)) {
-			sfs_stage_detach(&in->stage);
-			swap_kfd(in, false);
+	if (in->kfd_shared) {
+		bool writable;
+		int kfd = reopen(in->kfd, in->writable, &writable,
+				 atomic_load(&in->posix_locks) ||
+					 sfs_posix_locked(in->dev, in->ino));
+		if (kfd >= 0) {
+			/* No barrier needed: the mappings stay valid (same file,
+			 * same protection); only later pwrites use the new one. */
+			int old = in->kfd;
+			in->kfd = kfd;
+			in->kfd_shared = false;
+			if (atomic_load(&in->posix_locks) || sfs_posix_locked(in->dev, in->ino))
+				; /* closing the old one would drop the locks: keep it */
+			else
+				sfs_internal_close(old);
 		}
 	}
 	sfs_inode_unlock(in);
 }
 
+void sfs_inode_writer_gone(struct sfs_inode *in)
+{
+	sfs_inode_lock(in);
+	in->nwriters--;
+	sfs_inode_unlock(in);
+}
+
+/* Closed inodes still holding a writable descriptor (evicted soon). */
+static atomic_bool idle_writable;
+
+void sfs_inode_evict_writable(void)
+{
+	if (!atomic_exchange(&idle_writable, false))
+		return;
+	struct sfs_inode *victims = NULL;
+	pthread_mutex_lock(&table_lock);
+	for (struct sfs_inode *in = lru.lru_next, *next; in != &lru; in = next) {
+		next = in->lru_next;
+		if (!in->writable)
+			continue;
+		lru_unlink(in);
+		unhash_locked(in);
+		in->hnext = victims;
+		victims = in;
+	}
+	pthread_mutex_unlock(&table_lock);
+	while (victims) {
+		struct sfs_inode *next = victims->hnext;
+		destroy(victims);
+		victims = next;
+	}
+}
+
+/* The library's descriptor for a new inode. When the application's access
+ * mode and flags are what the library needs (O_RDONLY, or O_RDWR without
+ * O_APPEND) a duplicate of its descriptor serves (one system call, which
+ * also places it high); the library uses it only with explicit offsets, so
+ * sharing the offset is harmless, and F_SETFL O_APPEND on that open file
+ * makes the library open its own (fd.c). */
+static int own_fd(int appfd, int flags, bool locks, bool *writable, bool *shared)
+{
+	int acc = flags & O_ACCMODE;
+	*shared = false;
+	if ((acc == O_RDONLY || acc == O_RDWR) && !(flags & O_APPEND)) {
+		int kfd = sfs_real.fcntl(appfd, F_DUPFD_CLOEXEC, sfs_g.fd_floor);
+		if (kfd >= 0) {
+			sfs_fd_set_internal(kfd, true);
+			*writable = acc == O_RDWR;
+			*shared = true;
+			return kfd;
+		}
+	}
+	return reopen(appfd, writes(flags), writable, locks);
+}
+
 static struct sfs_inode *create(int appfd, const struct stat *st, int flags)
 {
-	bool writable;
+	bool writable, shared;
 	bool locks = sfs_posix_locked(st->st_dev, st->st_ino);
-	int kfd = reopen(appfd, writes(flags), &writable, locks);
+	int kfd = own_fd(appfd, flags, locks, &writable, &shared);
 	if (kfd < 0)
 		return NULL;
 	struct sfs_inode *in = calloc(1, sizeof(*in));
@@ -270,6 +316,7 @@ static struct sfs_inode *create(int appfd, const struct stat *st, int flags)
 	in->dev = st->st_dev;
 	in->ino = st->st_ino;
 	in->kfd = kfd;
+	in->kfd_shared = shared;
 	in->writable = writable;
 	pthread_mutex_init(&in->own_lock, NULL);
 	atomic_store(&in->ksize, st->st_size);
@@ -420,6 +467,13 @@ void sfs_inode_put(struct sfs_inode *in)
 			victim = lru.lru_prev;
 			lru_unlink(victim);
 			unhash_locked(victim);
+		}
+		/* A closed file the library still holds open for writing cannot
+		 * be executed (ETXTBSY): the background thread evicts it shortly
+		 * (and fork/exec do at once), off the close path. */
+		if (in->writable && in != victim) {
+			atomic_store(&idle_writable, true);
+			sfs_staging_kick();
 		}
 	}
 	pthread_mutex_unlock(&table_lock);

@@ -41,6 +41,8 @@ struct sfs_inode {
 	dev_t dev;
 	ino_t ino;
 	int kfd;	/* the library's own O_RDWR (or O_RDONLY) descriptor */
+	bool kfd_shared; /* kfd is a dup of the application's first descriptor
+			  * (same open file: its O_APPEND would be ours) */
 	bool writable;	/* kfd is O_RDWR */
 
 	pthread_mutex_t own_lock;	/* the writer lock without a registry */
@@ -146,9 +148,17 @@ struct sfs_inode *sfs_inode_find(dev_t dev, ino_t ino);
 
 void sfs_inode_put(struct sfs_inode *in);
 
-/* A file open for writing was released: the last one turns the library's
- * descriptor read-only again (so the file can be executed). */
+/* The application set O_APPEND on an open file the library's descriptor
+ * may share: the library opens a private one (its pwrites must not append). */
+void sfs_inode_unshare_kfd(struct sfs_inode *in);
+
+/* A file open for writing was released. */
 void sfs_inode_writer_gone(struct sfs_inode *in);
+
+/* Evicts closed inodes that still hold a writable descriptor (which makes
+ * execve of the file fail with ETXTBSY): from the background thread a
+ * moment after their close, and before fork, exec and spawn. */
+void sfs_inode_evict_writable(void);
 
 /* The file was unlinked or renamed over: drop a cached (closed) inode now so
  * its space is freed; an open one stays, as POSIX requires. */

@@ -71,6 +71,7 @@ void sfs_prepare_share(void)
 	if (!sfs_g.active)
 		return;
 	sfs_flush_all();
+	sfs_inode_evict_writable(); /* the new program may be one we just wrote */
 	int limit = sfs_fd_limit();
 	for (int fd = 0; fd < limit; fd++) {
 		struct sfs_file *f = sfs_fd_get(fd);

@@ -195,6 +195,28 @@ SFS_EXPORT int lockf64(int fd, int cmd, off_t len)
 /* The status flags F_SETFL may change (the rest of f->flags stays). */
 #define SETFL_MASK (O_APPEND | O_NONBLOCK | O_NOATIME | O_DIRECT | O_ASYNC)
 
+/* F_SETFL on a managed descriptor. What the new flags would break is dealt
+ * with before the kernel sets them: O_DIRECT hands the file to the kernel
+ * (relinked first), O_APPEND on the open file the library's descriptor
+ * shares gives the library a private one (its pwrites must not append). */
+static int setfl(int (*real)(int, int, ...), int fd, int want)
+{
+	struct sfs_file *f = sfs_fd_get(fd);
+	if (!f)
+		return real(fd, F_SETFL, want);
+	if (want & O_DIRECT)
+		sfs_demote_inode(f->inode);
+	else if ((want & O_APPEND) && f->inode->kfd_shared)
+		sfs_inode_unshare_kfd(f->inode);
+	int r = real(fd, F_SETFL, want);
+	if (r == 0) {
+		int old = sfs_file_flags(f);
+		atomic_store(&f->flags, (old & ~SETFL_MASK) | (want & SETFL_MASK));
+	}
+	sfs_file_put(f);
+	return r;
+}
+
 static int fcntl_impl(int (*real)(int, int, ...), int fd, int cmd, void *arg)
 {
 	if (!sfs_active())
@@ -203,24 +225,15 @@ static int fcntl_impl(int (*real)(int, int, ...), int fd, int cmd, void *arg)
 		errno = EBADF;
 		return -1;
 	}
+	if (cmd == F_SETFL)
+		return setfl(real, fd, (int)(intptr_t)arg);
 	int r = real(fd, cmd, arg);
 	if (r < 0)
 		return r;
-	if ((cmd == F_SETLK || cmd == F_SETLKW) && ((struct flock *)arg)->l_type != F_UNLCK) {
+	if ((cmd == F_SETLK || cmd == F_SETLKW) && ((struct flock *)arg)->l_type != F_UNLCK)
 		noted_posix_lock(fd);
-	} else if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) {
+	else if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)
 		duplicated(fd, r);
-	} else if (cmd == F_SETFL) {
-		struct sfs_file *f = sfs_fd_get(fd);
-		if (f) {
-			int want = (int)(intptr_t)arg;
-			int old = sfs_file_flags(f);
-			atomic_store(&f->flags, (old & ~SETFL_MASK) | (want & SETFL_MASK));
-			if (want & O_DIRECT) /* the kernel's own I/O path from now on */
-				sfs_demote_inode(f->inode);
-			sfs_file_put(f);
-		}
-	}
 	return r;
 }
 

@@ -36,14 +36,19 @@ static _Atomic(char *) *leaf(struct sfs_maptab *t, uint64_t idx, bool create)
 	return expect;
 }
 
+/* A slot holds NULL (never touched), TOUCHED (touched once, not mapped) or
+ * the chunk's address. */
+#define TOUCHED ((char *)1)
+
 char *sfs_map_peek(struct sfs_maptab *t, uint64_t off)
 {
 	uint64_t idx = off >> sfs_g.map_shift;
 	_Atomic(char *) *l = leaf(t, idx, false);
-	return l ? atomic_load_explicit(&l[idx % SFS_MAP_FANOUT], memory_order_acquire) : NULL;
+	char *p = l ? atomic_load_explicit(&l[idx % SFS_MAP_FANOUT], memory_order_acquire) : NULL;
+	return p == TOUCHED ? NULL : p;
 }
 
-char *sfs_map_get(struct sfs_maptab *t, int fd, uint64_t off, int prot, int *err)
+char *sfs_map_get(struct sfs_maptab *t, int fd, uint64_t off, int prot, bool lazy, int *err)
 {
 	uint64_t idx = off >> sfs_g.map_shift;
 	_Atomic(char *) *l = leaf(t, idx, true);
@@ -53,8 +58,13 @@ char *sfs_map_get(struct sfs_maptab *t, int fd, uint64_t off, int prot, int *err
 	}
 	_Atomic(char *) *slot = &l[idx % SFS_MAP_FANOUT];
 	char *p = atomic_load_explicit(slot, memory_order_acquire);
-	if (p)
+	if (p && p != TOUCHED)
 		return p;
+	if (lazy && !p) {
+		atomic_compare_exchange_strong(slot, &p, TOUCHED);
+		*err = -EAGAIN;
+		return NULL;
+	}
 	if (atomic_fetch_add(&nmapped, 1) >= sfs_g.max_vmas) {
 		atomic_fetch_sub(&nmapped, 1);
 		sfs_stat_event(SFS_EV_map_budget_full, 1);
@@ -68,7 +78,12 @@ char *sfs_map_get(struct sfs_maptab *t, int fd, uint64_t off, int prot, int *err
 		*err = -errno;
 		return NULL;
 	}
-	char *expect = NULL;
+	char *expect = atomic_load(slot);
+	if (expect && expect != TOUCHED) {
+		munmap(m, len);
+		atomic_fetch_sub(&nmapped, 1);
+		return expect;
+	}
 	if (!atomic_compare_exchange_strong_explicit(slot, &expect, m, memory_order_acq_rel,
 						     memory_order_acquire)) {
 		munmap(m, len);
@@ -88,7 +103,7 @@ static void walk(struct sfs_maptab *t, bool unmap)
 			continue;
 		for (int j = 0; j < SFS_MAP_FANOUT; j++) {
 			char *p = atomic_load(&l[j]);
-			if (p && unmap) {
+			if (p && p != TOUCHED && unmap) {
 				munmap(p, len);
 				atomic_fetch_sub(&nmapped, 1);
 			}

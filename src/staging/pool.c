@@ -11,9 +11,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../init.h"
+#include "../fs/inode.h"
 #include "../interpose/real.h"
 #include "../util/msg.h"
 #include "../util/stats.h"
@@ -32,7 +34,7 @@ static struct pooled ready[3][POOL_MAX]; /* by kind: empty, ready to hand out */
 static int nready[3];
 static int returned[POOL_MAX], nreturned; /* files given back, still to empty */
 static int rings_out;			  /* rings made and not destroyed */
-static bool thread_started, stopping;
+static bool thread_started, stopping, housekeeping;
 static pthread_t thread;
 
 /* The ring size: SPLITFS_STAGING_SIZE rounded up to a power of two, so a
@@ -138,7 +140,9 @@ static void *refill(void *unused)
 				destroy(SFS_STAGE_FILE, &p);
 			continue;
 		}
-		if (nready[kind] < target) {
+		/* Rings come back with their pages from closed files; make one
+		 * only when none is ready. Files are cheap to keep a few of. */
+		if (nready[kind] < (kind == SFS_STAGE_RING ? 1 : target)) {
 			struct pooled p;
 			int rc = make(kind, &p);
 			if (rc) {
@@ -147,6 +151,23 @@ static void *refill(void *unused)
 				break;
 			}
 			ready[kind][nready[kind]++] = p;
+			continue;
+		}
+		if (housekeeping) {
+			/* A moment later: a file is often reopened right after
+			 * its close, and its inode is then still useful. */
+			struct timespec until;
+			clock_gettime(CLOCK_REALTIME, &until);
+			until.tv_nsec += 50 * 1000 * 1000;
+			if (until.tv_nsec >= 1000000000) {
+				until.tv_sec++;
+				until.tv_nsec -= 1000000000;
+			}
+			pthread_cond_timedwait(&wake, &lock, &until);
+			housekeeping = false;
+			pthread_mutex_unlock(&lock);
+			sfs_inode_evict_writable();
+			pthread_mutex_lock(&lock);
 			continue;
 		}
 		pthread_cond_wait(&wake, &lock);
@@ -218,6 +239,15 @@ void sfs_staging_put(struct sfs_stage *st)
 	st->cap = 0;
 }
 
+void sfs_staging_kick(void)
+{
+	pthread_mutex_lock(&lock);
+	housekeeping = true;
+	start_thread();
+	pthread_cond_signal(&wake);
+	pthread_mutex_unlock(&lock);
+}
+
 void sfs_staging_reset_child(void)
 {
 	pthread_mutex_init(&lock, NULL);
@@ -233,6 +263,7 @@ void sfs_staging_reset_child(void)
 	rings_out = 0;
 	thread_started = false;
 	stopping = false;
+	housekeeping = false;
 }
 
 void sfs_staging_shutdown(void)

@@ -21,6 +21,10 @@ int sfs_staging_get(int kind, struct sfs_stage *st);
 /* Gives a store back (its contents are discarded). */
 void sfs_staging_put(struct sfs_stage *st);
 
+/* Asks the background thread to do its housekeeping soon (evicting closed
+ * writable inodes, inode.h), starting it if needed. */
+void sfs_staging_kick(void);
+
 /* A forked child: forget the pool and its thread (closing the descriptors
  * and unmapping the rings, which belong to the parent). */
 void sfs_staging_reset_child(void);

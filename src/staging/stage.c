@@ -68,7 +68,7 @@ static char *addr(struct sfs_stage *st, int64_t off, size_t *len, int *err)
 	}
 	int64_t chunk = (int64_t)1 << sfs_g.map_shift;
 	*len = SFS_MIN(*len, (size_t)(chunk - (off & (chunk - 1))));
-	char *m = sfs_map_get(&st->maps, st->fd, (uint64_t)off, PROT_READ | PROT_WRITE, err);
+	char *m = sfs_map_get(&st->maps, st->fd, (uint64_t)off, PROT_READ | PROT_WRITE, false, err);
 	return m ? m + (off & (chunk - 1)) : NULL;
 }
 

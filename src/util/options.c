@@ -45,6 +45,8 @@ static const struct opt_row rows[] = {
 	 NULL, 64 * KIB, 16 * GIB, false},
 	{"relink", "SPLITFS_RELINK", OPT_ENUM, "auto", offsetof(struct sfs_options, relink),
 	 relink_names, 0, 0, false},
+	{"staging", "SPLITFS_STAGING", OPT_BOOL, "1", offsetof(struct sfs_options, staging), NULL, 0,
+	 0, false},
 	{"stats", "SPLITFS_STATS", OPT_BOOL, "0", offsetof(struct sfs_options, stats), NULL, 0, 0,
 	 false},
 	{"stats_file", "SPLITFS_STATS_FILE", OPT_PATH, "", offsetof(struct sfs_options, stats_file),

@@ -22,6 +22,8 @@ struct sfs_options {
 				 * (the size of a staging ring) */
 	uint64_t log_size;	/* operation log size (sync/strict) */
 	int relink;		/* enum sfs_relink_kind */
+	bool staging;		/* stage appends (off: appends go to the kernel;
+				 * the "split path only" point of Figure 3) */
 	bool stats;
 	char stats_file[PATH_MAX];
 	bool verbose;

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# The machine a benchmark ran on, as JSON: kernel, CPU, memory, the file
+# system under test and whether DAX was on, compiler and library versions.
+dir=$1
+fs=$(stat -f -c %T "$dir")
+dev=$(df --output=source "$dir" | tail -n 1)
+dax=$(python3 - "$dir" <<'PY'
+import ctypes, os, sys
+# statx(STATX_ATTR_DAX) on a fresh file: 0x00200000 in stx_attributes.
+path = os.path.join(sys.argv[1], ".dax-probe")
+open(path, "w").close()
+libc = ctypes.CDLL(None, use_errno=True)
+buf = ctypes.create_string_buffer(256)
+AT_FDCWD = -100
+libc.statx(AT_FDCWD, path.encode(), 0, 0xfff, buf)
+attrs = int.from_bytes(buf.raw[8:16], "little")
+os.unlink(path)
+print("true" if attrs & 0x00200000 else "false")
+PY
+)
+cat <<JSON
+{"date": "$(date -Is)", "kernel": "$(uname -r)", "cpu": "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')", "cpus": $(nproc), "mem_gib": $(awk '/MemTotal/ {printf "%.1f", $2/1048576}' /proc/meminfo), "fs": "$fs", "device": "$dev", "backing": "$(losetup -nO BACK-FILE "$dev" 2>/dev/null | sed 's/ *$//')", "dax": $dax, "gcc": "$(gcc -dumpfullversion)", "splitfs": "$(git -C "$(dirname "$0")/.." describe --always --dirty 2>/dev/null)", "loadavg": "$(cut -d' ' -f1-3 /proc/loadavg)"}
+JSON
