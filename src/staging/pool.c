@@ -140,9 +140,10 @@ static void *refill(void *unused)
 				destroy(SFS_STAGE_FILE, &p);
 			continue;
 		}
-		/* Rings come back with their pages from closed files; make one
-		 * only when none is ready. Files are cheap to keep a few of. */
-		if (nready[kind] < (kind == SFS_STAGE_RING ? 1 : target)) {
+		/* Staging files are made ahead here. Rings are not: they come
+		 * back with their pages when files close, and the rare miss
+		 * makes one on the spot (sfs_staging_get). */
+		if (kind == SFS_STAGE_FILE && nready[kind] < target) {
 			struct pooled p;
 			int rc = make(kind, &p);
 			if (rc) {
@@ -199,12 +200,16 @@ int sfs_staging_get(int kind, struct sfs_stage *st)
 	struct pooled p;
 	int rc = 0;
 	pthread_mutex_lock(&lock);
-	start_thread();
 	if (nready[kind] > 0)
 		p = ready[kind][--nready[kind]];
 	else
 		rc = make(kind, &p);
-	pthread_cond_signal(&wake);
+	/* Wake the thread only when there is something for it to do: a
+	 * context switch per file would cost more than it saves. */
+	if (kind == SFS_STAGE_FILE && nready[kind] < (int)sfs_g.opt.staging_files) {
+		start_thread();
+		pthread_cond_signal(&wake);
+	}
 	pthread_mutex_unlock(&lock);
 	if (rc)
 		return rc;
@@ -225,8 +230,9 @@ void sfs_staging_put(struct sfs_stage *st)
 	if (kind == SFS_STAGE_RING && nready[kind] < (int)sfs_g.opt.staging_files) {
 		ready[kind][nready[kind]++] = p; /* pages and all */
 		kind = SFS_STAGE_NONE;
-	} else if (kind == SFS_STAGE_FILE && thread_started && nreturned < POOL_MAX) {
+	} else if (kind == SFS_STAGE_FILE && nreturned < POOL_MAX) {
 		returned[nreturned++] = p.fd;
+		start_thread();
 		pthread_cond_signal(&wake);
 		kind = SFS_STAGE_NONE;
 	}
@@ -242,9 +248,11 @@ void sfs_staging_put(struct sfs_stage *st)
 void sfs_staging_kick(void)
 {
 	pthread_mutex_lock(&lock);
-	housekeeping = true;
-	start_thread();
-	pthread_cond_signal(&wake);
+	if (!housekeeping) {
+		housekeeping = true;
+		start_thread();
+		pthread_cond_signal(&wake);
+	}
 	pthread_mutex_unlock(&lock);
 }
 
