@@ -21,7 +21,8 @@ Q := @
 endif
 
 LIB_SRC := $(wildcard src/*.c src/*/*.c)
-CLI_SRC := $(wildcard cli/*.c) src/util/options.c src/util/crc32c.c src/util/msg.c
+CLI_SRC := $(wildcard cli/*.c) src/util/options.c src/util/crc32c.c src/util/msg.c \
+	src/oplog/recover.c src/oplog/format.c
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/lib/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/cli/%.o)
 
@@ -63,7 +64,14 @@ $(BUILD)/tests/%: tests/c/%.c tests/c/helpers.c tests/c/helpers.h
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(TEST_CFLAGS) -o $@ $< tests/c/helpers.c -ldl
 
-tests: all $(TEST_BIN)
+# The crash harness's workload runner and checker (tests/crash/).
+CRASH_SRC := $(wildcard tests/crash/*.c)
+$(BUILD)/crash/crashtool: $(CRASH_SRC) tests/crash/crash.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(TEST_CFLAGS) -o $@ $(CRASH_SRC)
+
+tests: all $(TEST_BIN) $(BUILD)/crash/crashtool
 
 # Installs what the suites need (packages, fsx, pjdfstest), then runs them.
 test:
@@ -82,22 +90,32 @@ demo:
 
 # --- benchmarks (bench/) --------------------------------------------------------
 BENCH_SRC := $(wildcard bench/src/*.c)
-BENCH_BIN := $(BENCH_SRC:bench/src/%.c=$(BUILD)/bench/%)
+BENCH_CXX_SRC := $(wildcard bench/src/*.cc)
+BENCH_BIN := $(BENCH_SRC:bench/src/%.c=$(BUILD)/bench/%) $(BENCH_CXX_SRC:bench/src/%.cc=$(BUILD)/bench/%)
 
 $(BUILD)/bench/%: bench/src/%.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -pthread -o $@ $< -lm
 
+# C++ drivers of applications (YCSB on LevelDB: libleveldb-dev, bench/deps.sh).
+$(BUILD)/bench/%: bench/src/%.cc
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CXX     $@")
+	$(Q)$(CXX) -std=c++17 -O2 -g -Wall -Wextra -Werror -pthread -o $@ $< -lleveldb
+
 bench-progs: $(BENCH_BIN)
 
 # The whole benchmark (about an hour) and a quick pass (under 5 minutes).
-bench: all bench-progs
+# deps.sh first: the C++ drivers need Debian's LevelDB headers.
+bench: all
 	./bench/deps.sh
+	$(MAKE) bench-progs
 	./bench/run.sh
 
-bench-quick: all bench-progs
+bench-quick: all
 	./bench/deps.sh
+	$(MAKE) bench-progs
 	./bench/run.sh --quick
 
 .PHONY: bench bench-quick bench-progs

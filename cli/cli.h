@@ -11,6 +11,7 @@
 
 int cmd_image(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_recover(int argc, char **argv);
 
 /* Prints "splitfs: <fmt>" to stderr. */
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -79,7 +79,22 @@ static int write_marker(const char *dir, const char *fs, const char *img)
 	if (!f)
 		return -1;
 	fprintf(f, "fs=%s\nbacking=%s\n", fs, img);
-	return fclose(f);
+	if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
+		fclose(f);
+		return -1;
+	}
+	if (fclose(f) != 0)
+		return -1;
+	/* Durable, names included: the crash tests cut the image's power. */
+	int fd = open(dir, O_RDONLY | O_DIRECTORY);
+	snprintf(path, sizeof(path), "%s/.splitfs", dir);
+	int pfd = open(path, O_RDONLY | O_DIRECTORY);
+	int rc = fd >= 0 && pfd >= 0 && fsync(pfd) == 0 && fsync(fd) == 0 ? 0 : -1;
+	if (fd >= 0)
+		close(fd);
+	if (pfd >= 0)
+		close(pfd);
+	return rc;
 }
 
 static int image_up(const char *dir, const char *fs, const char *size)

@@ -24,6 +24,8 @@ static const char usage[] =
 	"        (xfs: reflink and exchange-range enabled; needs root)\n"
 	"  image down DIR\n"
 	"        unmount an image made by 'image up' and delete its backing file\n"
+	"  recover --root DIR [--quiet]\n"
+	"        replay the operation logs of dead sync/strict processes\n"
 	"  version\n";
 
 void cli_err(const char *fmt, ...)
@@ -78,6 +80,8 @@ int main(int argc, char **argv)
 		return cmd_run(argc - 1, argv + 1);
 	if (strcmp(argv[1], "image") == 0)
 		return cmd_image(argc - 1, argv + 1);
+	if (strcmp(argv[1], "recover") == 0)
+		return cmd_recover(argc - 1, argv + 1);
 	if (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0) {
 		printf("splitfs %s\n", SFS_VERSION);
 		return 0;

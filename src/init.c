@@ -18,6 +18,8 @@
 #include "fs/flush.h"
 #include "fs/process.h"
 #include "fs/registry.h"
+#include "oplog/oplog.h"
+#include "oplog/recover.h"
 #include "interpose/real.h"
 #include "staging/pool.h"
 #include "util/compiler.h"
@@ -144,6 +146,35 @@ void sfs_refresh_fsize_limit(void)
 		atomic_store(&sfs_g.fsize_limit, rl.rlim_cur);
 }
 
+/* Replays the operation logs of dead processes (any mode may find them:
+ * the file system is shared). */
+static void recover_dead(void)
+{
+	struct sfs_sys s;
+	s.open = sfs_real.open;
+	s.openat = sfs_real.openat;
+	s.pread = sfs_real.pread;
+	s.pwrite = sfs_real.pwrite;
+	s.ftruncate = sfs_real.ftruncate;
+	s.fsync = sfs_real.fsync;
+	s.close = sfs_real.close;
+	s.renameat = sfs_real.renameat;
+	s.ioctl = sfs_real.ioctl;
+	s.fstat = sfs_real.fstat;
+	s.mmap = sfs_real.mmap;
+	s.dup = sfs_real.dup;
+	struct sfs_recovery rep;
+	sfs_recover_dir(sfs_g.opt.root, sfs_g.priv_dir, &s, &rep);
+	if (rep.logs) {
+		sfs_stat_event(SFS_EV_recovered_logs, rep.logs);
+		sfs_stat_event(SFS_EV_recovered_records, rep.records);
+	}
+	if (rep.records || rep.skipped || rep.first_error[0])
+		sfs_msg("recovered %u records (%llu bytes, %u files) from %u logs of dead processes in "
+			"%.1f ms%s%s", rep.records, (unsigned long long)rep.bytes, rep.files, rep.logs,
+			(double)rep.ns / 1e6, rep.first_error[0] ? "; " : "", rep.first_error);
+}
+
 static void do_init(void)
 {
 	char err[PATH_MAX + 128];
@@ -161,11 +192,6 @@ static void do_init(void)
 	sfs_g.max_vmas = read_long("/proc/sys/vm/max_map_count", 65530) / 4;
 	sfs_stats_on = sfs_g.opt.stats;
 	open_stats_file();
-	if (sfs_g.opt.mode != SFS_MODE_POSIX) {
-		sfs_error("SPLITFS_MODE=%s is not available yet; passing every call to the kernel",
-			  sfs_mode_name(sfs_g.opt.mode));
-		return;
-	}
 	int rc = setup_root();
 	if (rc) {
 		sfs_error("SPLITFS_ROOT=%s: %s; passing every call to the kernel", sfs_g.opt.root,
@@ -176,6 +202,7 @@ static void do_init(void)
 	if (rc)
 		sfs_warn("no registry in /dev/shm (%s): files are coordinated within each "
 			 "process only", strerror(-rc));
+	recover_dead();
 	sfs_guard_install();
 	pthread_atfork(sfs_atfork_prepare, sfs_atfork_parent, sfs_atfork_child);
 	sfs_demote_inherited();
@@ -218,6 +245,7 @@ __attribute__((destructor)) static void splitfs_dtor(void)
 	 * later writes (other destructors) go straight to the kernel. */
 	sfs_flush_all();
 	sfs_demote_fds(false);
+	sfs_oplog_close(true);
 	sfs_staging_shutdown();
 	sfs_print_stats("exit");
 }

@@ -40,6 +40,14 @@ static inline void sfs_init(void)
 		sfs_init_slow();
 }
 
+/* Whether init has finished, without starting it: for wrappers a memory
+ * allocator calls while holding its own locks (mmap, syscall), where init,
+ * which allocates, would deadlock. Before init no descriptor is managed. */
+static inline bool sfs_initialized(void)
+{
+	return atomic_load_explicit(&sfs_init_state, memory_order_acquire) == 2;
+}
+
 /* True when the library manages files at all (after init). */
 static inline bool sfs_active(void)
 {

@@ -14,6 +14,8 @@ want mkfs.btrfs btrfs-progs
 want sqlite3 sqlite3
 want git git
 want rsync rsync
+want redis-server redis-server
+want redis-cli redis-tools
 want strace strace
 want bc bc
 want python3 python3
@@ -40,4 +42,7 @@ if ! have fsx || ! have pjdfstest; then
 fi
 # pjdfstest switches to these users when run as root.
 id tests >/dev/null 2>&1 || useradd -M -U -s /usr/sbin/nologin -c "pjdfstest dummy user" tests
+# The bench code has a smoke test (tests/suites/bench-smoke.sh).
+"$(dirname "$0")/../bench/deps.sh"
+"$(dirname "$0")/lab/setup.sh" || echo "deps: the lab (QEMU guest) is not available: the powercut suite will skip"
 exit 0

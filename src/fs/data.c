@@ -19,6 +19,7 @@
 #include "../util/guard.h"
 #include "../util/stats.h"
 #include "flush.h"
+#include "../oplog/oplog.h"
 
 /* Moves n bytes between buf and file offset off through the chunk mappings
  * of table t (file fd). Returns 0, or -EFAULT when a copy faulted (the caller
@@ -277,6 +278,23 @@ static ssize_t kernel_pwrite(struct sfs_inode *in, const void *buf, size_t n, in
 	return w;
 }
 
+/* An overwrite (below the staging window) with pwrite, so that only the
+ * blocks it changes are dirty (see small_syncs in inode.h). 0 or -errno. */
+static int overwrite_kernel(struct sfs_inode *in, const void *buf, size_t n, int64_t off)
+{
+	sfs_stat_event(SFS_EV_kernel_overwrites, 1);
+	for (size_t done = 0; done < n;) {
+		ssize_t w = sfs_real.pwrite(in->kfd, (const char *)buf + done, n - done,
+					    off + (int64_t)done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		done += (size_t)w;
+	}
+	return 0;
+}
+
 /* One write at off; caller holds lock. */
 static ssize_t write_locked(struct sfs_inode *in, const void *buf, size_t n, int64_t off)
 {
@@ -297,6 +315,15 @@ static ssize_t write_locked(struct sfs_inode *in, const void *buf, size_t n, int
 							    : atomic_load(&in->ksize);
 		size_t low = off < boundary ? (size_t)(SFS_MIN(end, boundary) - off) : 0;
 		if (low) {
+			atomic_fetch_add_explicit(&in->overwritten, (int64_t)low,
+						  memory_order_relaxed);
+			if (!sequential)
+				atomic_fetch_add_explicit(&in->overwrite_runs, 1,
+							  memory_order_relaxed);
+		}
+		if (low && atomic_load_explicit(&in->small_syncs, memory_order_relaxed)) {
+			rc = overwrite_kernel(in, buf, low, off);
+		} else if (low) {
 			if (sequential)
 				populate_ahead(&in->maps, in->kfd, off, off + (int64_t)low, boundary,
 					       64 << 10, &in->t_populated);
@@ -349,8 +376,12 @@ ssize_t sfs_inode_pwrite(struct sfs_inode *in, const void *buf, size_t n, int64_
 		off = atomic_load(&in->size);
 	*at = off;
 	ssize_t r = fsize_check(off, SFS_MIN(n, SFS_MAX_RW_COUNT));
-	if (r > 0)
+	if (r > 0 && sfs_oplog_on()) {
+		struct iovec one = {(void *)buf, (size_t)r};
+		r = sfs_logged_pwritev(in, &one, 1, (size_t)r, off);
+	} else if (r > 0) {
 		r = write_locked(in, buf, (size_t)r, off);
+	}
 	sfs_inode_unlock(in);
 	return r;
 }
@@ -367,7 +398,10 @@ ssize_t sfs_inode_pwritev(struct sfs_inode *in, const struct iovec *iov, int cnt
 	for (int i = 0; i < cnt; i++)
 		total += iov[i].iov_len; /* import_iov clamped it to MAX_RW_COUNT */
 	ssize_t allowed = fsize_check(off, total);
-	if (allowed < 0) {
+	if (allowed <= 0 || sfs_oplog_on()) {
+		/* One record for the whole vector: writev is atomic in strict mode. */
+		if (allowed > 0)
+			allowed = sfs_logged_pwritev(in, iov, cnt, (size_t)allowed, off);
 		sfs_inode_unlock(in);
 		return allowed;
 	}

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,7 +27,7 @@ struct sfs_file *sfs_fd_get(int fd)
 		return NULL;
 	for (;;) {
 		struct sfs_file *f = atomic_load_explicit(&a->slot[fd], memory_order_acquire);
-		if (!f || f == SFS_FD_INTERNAL)
+		if ((uintptr_t)f <= (uintptr_t)SFS_FD_DSYNC) /* empty, or a mark */
 			return NULL;
 		if (sfs_file_tryget(f)) {
 			/* The file may have been closed and its object reused for
@@ -46,6 +47,13 @@ bool sfs_fd_is_internal(int fd)
 	struct fd_array *a = atomic_load_explicit(&table, memory_order_acquire);
 	return fd >= 0 && a && fd < a->n &&
 	       atomic_load_explicit(&a->slot[fd], memory_order_relaxed) == SFS_FD_INTERNAL;
+}
+
+bool sfs_fd_is_dsync(int fd)
+{
+	struct fd_array *a = atomic_load_explicit(&table, memory_order_acquire);
+	return fd >= 0 && a && fd < a->n &&
+	       atomic_load_explicit(&a->slot[fd], memory_order_relaxed) == SFS_FD_DSYNC;
 }
 
 /* Caller holds table_lock. Grows the array to cover fd. */
@@ -97,7 +105,7 @@ int sfs_fd_install(int fd, struct sfs_file *f)
 	}
 	/* A stale entry means the kernel reused the number behind our back
 	 * (an fd closed through a path we do not see): drop our reference. */
-	if (old && old != SFS_FD_INTERNAL)
+	if ((uintptr_t)old > (uintptr_t)SFS_FD_DSYNC)
 		sfs_file_put(old);
 	return 0;
 }
@@ -110,10 +118,13 @@ struct sfs_file *sfs_fd_remove(int fd)
 	pthread_mutex_lock(&table_lock);
 	a = atomic_load(&table);
 	struct sfs_file *f = atomic_load(&a->slot[fd]);
-	if (f == SFS_FD_INTERNAL)
+	if (f == SFS_FD_INTERNAL) {
 		f = NULL;
-	else if (f)
+	} else if (f) {
 		atomic_store_explicit(&a->slot[fd], NULL, memory_order_release);
+		if (f == SFS_FD_DSYNC)
+			f = NULL;
+	}
 	pthread_mutex_unlock(&table_lock);
 	return f;
 }
@@ -133,16 +144,34 @@ void sfs_fd_set_internal(int fd, bool internal)
 	pthread_mutex_unlock(&table_lock);
 }
 
+void sfs_fd_set_dsync(int fd, bool dsync)
+{
+	if (fd < 0)
+		return;
+	pthread_mutex_lock(&table_lock);
+	struct fd_array *a = atomic_load(&table);
+	struct sfs_file *cur = a && fd < a->n ? atomic_load(&a->slot[fd]) : NULL;
+	if (dsync && !cur)
+		set_slot(fd, SFS_FD_DSYNC);
+	else if (!dsync && cur == SFS_FD_DSYNC)
+		atomic_store(&a->slot[fd], NULL);
+	pthread_mutex_unlock(&table_lock);
+}
+
 int sfs_fd_limit(void)
 {
 	return atomic_load(&high_water);
 }
 
-void sfs_fd_reset(void)
+void sfs_fd_reset(bool dsync)
 {
 	pthread_mutex_init(&table_lock, NULL);
 	struct fd_array *a = atomic_load(&table);
-	if (a)
-		for (int i = 0; i < a->n; i++)
-			atomic_store(&a->slot[i], NULL);
+	for (int i = 0; a && i < a->n; i++) {
+		struct sfs_file *f = atomic_load(&a->slot[i]);
+		if (f == SFS_FD_DSYNC || f == SFS_FD_INTERNAL)
+			atomic_store(&a->slot[i], f == SFS_FD_DSYNC ? f : NULL);
+		else if (f)
+			atomic_store(&a->slot[i], dsync ? SFS_FD_DSYNC : NULL);
+	}
 }

@@ -21,6 +21,7 @@
 #include "inode.h"
 #include "process.h"
 #include "registry.h"
+#include "../oplog/oplog.h"
 
 #ifndef RWF_NOAPPEND
 #define RWF_NOAPPEND 0x00000020
@@ -40,12 +41,17 @@ void sfs_manage(int fd, int flags)
 	if (fd < 0 || (flags & O_PATH) || !sfs_g.active)
 		return;
 	int saved = errno;
+	if (sfs_unlikely(sfs_fd_is_dsync(fd)))
+		sfs_fd_set_dsync(fd, false); /* a number reused behind our back */
 	struct stat st;
-	if (sfs_real.fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != sfs_g.root_dev ||
-	    sfs_demoted(st.st_dev, st.st_ino))
+	if (sfs_real.fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != sfs_g.root_dev)
 		goto out;
-	/* O_DIRECT and O_SYNC/O_DSYNC need the kernel's own write path. */
-	bool kernel_only = (flags & (O_DIRECT | O_DSYNC)) != 0;
+	if (sfs_demoted(st.st_dev, st.st_ino))
+		goto kernel;
+	/* O_DIRECT needs the kernel's own I/O path; so do O_SYNC/O_DSYNC in
+	 * POSIX mode (in sync and strict modes every write is synchronous). */
+	bool kernel_only = (flags & O_DIRECT) ||
+			   ((flags & O_DSYNC) && sfs_g.opt.mode == SFS_MODE_POSIX);
 	struct sfs_inode *in = kernel_only ? NULL : sfs_inode_open(fd, &st, flags);
 	if (!in) {
 		struct sfs_inode *other = sfs_inode_find(st.st_dev, st.st_ino);
@@ -54,7 +60,7 @@ void sfs_manage(int fd, int flags)
 			sfs_inode_put(other);
 		}
 		sfs_demoted_add(st.st_dev, st.st_ino);
-		goto out;
+		goto kernel;
 	}
 	struct sfs_file *f = sfs_file_new(in, flags, 0);
 	if (!f) {
@@ -65,6 +71,12 @@ void sfs_manage(int fd, int flags)
 	}
 	sfs_fd_install(fd, f);
 	sfs_file_put(f);
+	goto out;
+kernel:
+	/* Left to the kernel: in sync and strict modes its writes are still
+	 * durable when they return. */
+	if (sfs_oplog_on() && (flags & O_ACCMODE) != O_RDONLY)
+		sfs_fd_set_dsync(fd, true);
 out:
 	errno = saved;
 }
@@ -77,6 +89,8 @@ static long kernel_now(struct sfs_file *f)
 	return SFS_E_KERNEL;
 }
 
+static int commit_file(struct sfs_inode *in);
+
 void sfs_prepare_truncate(int dirfd, const char *path, int flags)
 {
 	if (!sfs_g.active || !(flags & O_TRUNC))
@@ -85,8 +99,16 @@ void sfs_prepare_truncate(int dirfd, const char *path, int flags)
 	struct stat st;
 	if (sfs_real.fstatat(dirfd, path, &st, (flags & O_NOFOLLOW) ? AT_SYMLINK_NOFOLLOW : 0) ==
 		    0 &&
-	    S_ISREG(st.st_mode) && st.st_dev == sfs_g.root_dev)
+	    S_ISREG(st.st_mode) && st.st_dev == sfs_g.root_dev) {
 		sfs_reg_flush_others(st.st_dev, st.st_ino);
+		/* Sync/strict: this process's records of the file die before the
+		 * kernel truncates it, or a replay could write them back. */
+		struct sfs_inode *in = sfs_oplog_on() ? sfs_inode_find(st.st_dev, st.st_ino) : NULL;
+		if (in) {
+			commit_file(in);
+			sfs_inode_put(in);
+		}
+	}
 	errno = saved;
 }
 
@@ -342,9 +364,24 @@ int64_t sfs_file_lseek(struct sfs_file *f, int64_t off, int whence)
 	return r;
 }
 
+/* Sync/strict: the file leaves the log's care (fdatasync, COMMIT), so no
+ * replay can later write its older bytes over what another process writes
+ * after this close. */
+static int commit_file(struct sfs_inode *in)
+{
+	if (!sfs_oplog_on() || !in->logged)
+		return 0;
+	sfs_inode_lock(in);
+	int rc = sfs_oplog_commit(in);
+	sfs_inode_unlock(in);
+	return rc;
+}
+
 int sfs_file_close(int fd, struct sfs_file *f)
 {
 	int rc = sfs_inode_flush(f->inode, SFS_FLUSH_VISIBLE);
+	if (!rc)
+		rc = commit_file(f->inode);
 	int r = sfs_real.close(fd);
 	sfs_file_put(f);
 	if (r == 0 && rc < 0) {
@@ -354,10 +391,13 @@ int sfs_file_close(int fd, struct sfs_file *f)
 	return r;
 }
 
-/* kv->f is set: relink, and write the offset back when the call uses it. */
+/* kv->f is set: relink, and write the offset back when the call uses it.
+ * Sync/strict: the file's records die first, so a replay cannot run them
+ * over what the kernel is about to change. */
 static void sfs_kview_begin_file(struct sfs_kview *kv)
 {
 	sfs_inode_flush(kv->f->inode, SFS_FLUSH_VISIBLE);
+	commit_file(kv->f->inode);
 	if (kv->uses_pos) {
 		pthread_mutex_lock(&kv->f->pos_lock);
 		sfs_real.lseek(kv->fd, kv->f->pos, SEEK_SET);
@@ -410,6 +450,12 @@ void sfs_kview_end(struct sfs_kview *kv)
 	struct sfs_inode *in = f->inode;
 	sfs_inode_lock(in);
 	sfs_inode_resync_locked(in);
+	if (sfs_oplog_on()) {
+		/* The kernel changed the file outside the log: durable now, and
+		 * older records must not be replayed over the change. */
+		in->logged = true;
+		sfs_oplog_commit(in);
+	}
 	sfs_inode_unlock(in);
 	sfs_file_put(f);
 	errno = saved;

@@ -8,6 +8,7 @@
 #include "../interpose/real.h"
 #include "../relink/relink.h"
 #include "process.h"
+#include "../oplog/oplog.h"
 
 int sfs_inode_flush_locked(struct sfs_inode *in, enum sfs_flush how)
 {
@@ -32,11 +33,22 @@ int sfs_inode_flush(struct sfs_inode *in, enum sfs_flush how)
 
 int sfs_inode_sync(struct sfs_inode *in, int fd, bool datasync)
 {
+	/* small_syncs (inode.h) when the mapping's worst case, every run of
+	 * overwrites dirtying a whole 2 MiB folio at each end, would write
+	 * back more than four times what was overwritten. */
+	int64_t ow = atomic_exchange_explicit(&in->overwritten, 0, memory_order_relaxed);
+	int64_t runs = atomic_exchange_explicit(&in->overwrite_runs, 0, memory_order_relaxed);
+	if (ow > 0) {
+		int64_t worst = ow + (runs + 1) * (4 << 20); /* + the epoch's first run */
+		atomic_store_explicit(&in->small_syncs, worst > 4 * ow, memory_order_relaxed);
+	}
 	int rc = sfs_inode_flush(in, SFS_FLUSH_DURABLE);
 	if (rc)
 		return rc;
 	if (sfs_inode_contended(in))
 		sfs_demote_inode(in); /* shared now: the kernel serves it from here */
+	else if (sfs_oplog_on())
+		return 0; /* every write was durable when it returned */
 	/* Outside the inode lock: writers need not wait for the device. */
 	if ((datasync ? sfs_real.fdatasync(fd) : sfs_real.fsync(fd)) != 0)
 		return -errno;
@@ -55,11 +67,25 @@ int sfs_inode_truncate(struct sfs_inode *in, int fd, const char *path, int64_t l
 	}
 	sfs_barrier_close(in);
 	int rc = sfs_relink(in, false);
-	if (!rc && (path ? sfs_real.truncate(path, len) : sfs_real.ftruncate(fd, len)) != 0)
+	/* Sync and strict modes log it first (write-ahead): a replay must never
+	 * run this file's older records over a truncation it does not know. */
+	bool logged = false;
+	if (!rc && sfs_oplog_on()) {
+		rc = sfs_oplog_truncate(in, len);
+		logged = rc == 0;
+		if (rc == -ENOTSUP) /* no log after all: synced below instead */
+			rc = 0;
+	}
+	if (!rc && (path ? sfs_real.truncate(path, len) : sfs_real.ftruncate(fd, len)) != 0) {
 		rc = -errno;
+		if (logged) /* refused: the record must not be replayed */
+			sfs_oplog_commit(in);
+	}
 	if (!rc) {
 		atomic_store(&in->ksize, len);
 		atomic_store(&in->size, len);
+		if (sfs_oplog_on() && !logged && sfs_real.fdatasync(in->kfd) != 0)
+			rc = -errno;
 	}
 	sfs_barrier_open(in);
 	sfs_inode_unlock(in);

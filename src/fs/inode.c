@@ -14,6 +14,7 @@
 
 #include "../init.h"
 #include "../interpose/real.h"
+#include "../oplog/oplog.h"
 #include "../relink/relink.h"
 #include "../staging/pool.h"
 #include "../util/msg.h"
@@ -183,6 +184,11 @@ static void close_kfd(struct sfs_inode *in, int fd)
 /* Frees an inode no one refers to. Called without the table lock. */
 static void destroy(struct sfs_inode *in)
 {
+	/* Sync/strict: its records die with it (a later inode object of the
+	 * same file binds a new id, and replay must not run these after that
+	 * one's). */
+	if (in->logged)
+		sfs_oplog_commit(in);
 	if (atomic_load(&in->staged))
 		sfs_inode_staged_changed(-1);
 	sfs_map_drop_all(&in->maps);
@@ -194,9 +200,6 @@ static void destroy(struct sfs_inode *in)
 	free(in);
 }
 
-/* Opens the library's own descriptor on the file open at appfd: O_RDWR when
- * the caller's credentials allow it, so the library can map it writable and
- * relink into it whatever the application's access mode or O_APPEND. */
 /* Opens the library's own descriptor on the file open at fd. Writable
  * (O_RDWR, never O_APPEND, whatever the application's flags) only while the
  * application has the file open for writing: an open writable descriptor,
@@ -435,9 +438,28 @@ struct sfs_inode *sfs_inode_find(dev_t dev, ino_t ino)
 	return in;
 }
 
+/* Sync/strict: a file nothing has open keeps no live log records. Were it
+ * evicted later (in the background), a new inode object for the same file
+ * could change it meanwhile under another log id, and a crash before the
+ * eviction would replay the old records over that. */
+static void commit_if_last(struct sfs_inode *in)
+{
+	if (!in->logged)
+		return;
+	pthread_mutex_lock(&table_lock);
+	bool last = in->refs == 1;
+	pthread_mutex_unlock(&table_lock);
+	if (last) {
+		sfs_inode_lock(in);
+		sfs_oplog_commit(in);
+		sfs_inode_unlock(in);
+	}
+}
+
 void sfs_inode_put(struct sfs_inode *in)
 {
 	struct sfs_inode *victim = NULL;
+	commit_if_last(in);
 	pthread_mutex_lock(&table_lock);
 	if (--in->refs > 0) {
 		pthread_mutex_unlock(&table_lock);

@@ -73,8 +73,26 @@ struct sfs_inode {
 	 * populate_ahead in data.c). */
 	int64_t wr_next;
 	int64_t t_populated;
+	/* A store through the mapping dirties the whole page-cache folio (up
+	 * to 2 MiB on XFS), which the next fsync writes back in full; a
+	 * write(2) dirties only the blocks it changes. So when the application
+	 * fsyncs after overwriting little, or scattered, data (a database
+	 * committing pages), overwrites go through the kernel (small_syncs).
+	 * Decided at each fsync from what was overwritten since the previous
+	 * one: bytes, and the jumps between non-contiguous overwrites (each
+	 * run may dirty two folios more than it wrote). */
+	atomic_bool small_syncs;
+	_Atomic int64_t overwritten;
+	_Atomic int64_t overwrite_runs;
 
 	int nwriters; /* application files open for writing (under the lock) */
+
+	/* The operation log (sync/strict; oplog.h), under the lock: the file's
+	 * id in the log's generation log_gen, and whether records since its
+	 * last COMMIT exist. */
+	uint32_t log_file;
+	uint64_t log_gen;
+	bool logged;
 	/* The application took POSIX record locks on the file (fcntl F_SETLK*,
 	 * lockf). Closing any descriptor of a file drops all of the process's
 	 * locks on it, so until the last application file closes the library

@@ -15,6 +15,7 @@
 #include "fdtable.h"
 #include "file.h"
 #include "flush.h"
+#include "../oplog/oplog.h"
 
 /* Writes f's offset back to the kernel's open file description at fd. */
 static void push_offset(int fd, struct sfs_file *f)
@@ -36,14 +37,22 @@ static void drop_fd(int fd, struct sfs_file *f)
 void sfs_demote_inode(struct sfs_inode *in)
 {
 	sfs_inode_flush(in, SFS_FLUSH_VISIBLE);
+	if (in->logged) { /* sync/strict: durable, out of the log */
+		sfs_inode_lock(in);
+		sfs_oplog_commit(in);
+		sfs_inode_unlock(in);
+	}
 	sfs_demoted_add(in->dev, in->ino);
 	int limit = sfs_fd_limit();
 	for (int fd = 0; fd < limit; fd++) {
 		struct sfs_file *f = sfs_fd_get(fd);
 		if (!f)
 			continue;
-		if (f->inode == in)
+		if (f->inode == in) {
 			drop_fd(fd, f);
+			if (sfs_oplog_on()) /* writes stay durable per call */
+				sfs_fd_set_dsync(fd, true);
+		}
 		sfs_file_put(f);
 	}
 	sfs_stat_event(SFS_EV_demotions, 1);
@@ -59,7 +68,14 @@ void sfs_demote_fds(bool inheritable_only)
 		if (!inheritable_only || !(sfs_real.fcntl(fd, F_GETFD) & FD_CLOEXEC)) {
 			struct sfs_inode *in = f->inode;
 			sfs_demoted_add(in->dev, in->ino);
+			if (in->logged) { /* the kernel serves it: its records die */
+				sfs_inode_lock(in);
+				sfs_oplog_commit(in);
+				sfs_inode_unlock(in);
+			}
 			drop_fd(fd, f);
+			if (sfs_oplog_on()) /* writes stay durable per call */
+				sfs_fd_set_dsync(fd, true);
 			sfs_stat_event(SFS_EV_demotions, 1);
 		}
 		sfs_file_put(f);
@@ -99,9 +115,11 @@ void sfs_atfork_child(void)
 	sfs_self_pid_reset();
 	if (!sfs_g.active)
 		return;
+	sfs_oplog_reset_child();
 	/* Start empty: inherited descriptors belong to the kernel (the parent
-	 * demoted its copies too), the staging files to the parent. */
-	sfs_fd_reset();
+	 * demoted its copies too; in sync and strict modes their writes are
+	 * synced), the staging files to the parent. */
+	sfs_fd_reset(sfs_oplog_on());
 	sfs_file_reset_free_list();
 	sfs_inode_table_reset();
 	sfs_demoted_pin_all();

@@ -22,8 +22,9 @@
 #include "../staging/stage.h"
 #include "fdtable.h"
 #include "inode.h"
+#include "../oplog/oplog.h"
 
-#define REG_MAGIC 0x5346535245473032ull /* "SFSREG02" */
+#define REG_MAGIC 0x5346535245473033ull /* "SFSREG03" */
 #define REG_SLOTS 16384
 #define SFS_REG_TOMBSTONE UINT64_MAX
 
@@ -41,12 +42,16 @@ static_assert(offsetof(struct sfs_reg_entry, lock) == 16, "entry layout");
 static_assert(offsetof(struct sfs_reg_entry, gen) == 56, "entry layout");
 static_assert(offsetof(struct sfs_reg_entry, base) == 80, "entry layout");
 static_assert(offsetof(struct sfs_reg_entry, pids) == 96, "entry layout");
-static_assert(offsetof(struct sfs_reg_entry, ring_shift) == 124, "entry layout");
+static_assert(offsetof(struct sfs_reg_entry, ring_shift) == 120, "entry layout");
+static_assert(offsetof(struct sfs_reg_entry, log_file) == 124, "entry layout");
+static_assert(sizeof(struct sfs_reg_proc) == 256, "log slot layout");
+static_assert(offsetof(struct sfs_reg_proc, inflight) == 80, "log slot layout");
 static_assert(sizeof(struct sfs_reg_entry) == 128, "entry layout");
 static_assert(sizeof(struct reg_header) == 128, "header layout");
 
 static struct reg_header *hdr;
 static struct sfs_reg_entry *slots;
+static struct sfs_reg_proc *procs; /* after the entries */
 
 static void init_robust(pthread_mutex_t *m)
 {
@@ -68,7 +73,8 @@ int sfs_registry_init(void)
 	int fd = sfs_real.open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
 	if (fd < 0)
 		return -errno;
-	size_t len = sizeof(struct reg_header) + REG_SLOTS * sizeof(struct sfs_reg_entry);
+	size_t len = sizeof(struct reg_header) + REG_SLOTS * sizeof(struct sfs_reg_entry) +
+		     SFS_REG_PROCS * sizeof(struct sfs_reg_proc);
 	int rc = 0;
 	flock(fd, LOCK_EX); /* one initialiser */
 	struct stat st;
@@ -92,8 +98,13 @@ int sfs_registry_init(void)
 		h->entry_size = sizeof(struct sfs_reg_entry);
 		init_robust(&h->lock);
 		struct sfs_reg_entry *e = (void *)(h + 1);
-		for (int i = 0; i < REG_SLOTS; i++)
+		for (int i = 0; i < REG_SLOTS; i++) {
 			init_robust(&e[i].lock);
+			e[i].log_slot = -1;
+		}
+		struct sfs_reg_proc *pr = (void *)(e + REG_SLOTS);
+		for (int i = 0; i < SFS_REG_PROCS; i++)
+			init_robust(&pr[i].lock);
 		atomic_thread_fence(memory_order_release);
 		h->magic = REG_MAGIC;
 	} else if (h->magic != REG_MAGIC || h->nslots != REG_SLOTS ||
@@ -104,6 +115,7 @@ int sfs_registry_init(void)
 	}
 	hdr = h;
 	slots = (void *)(h + 1);
+	procs = (void *)(slots + REG_SLOTS);
 out:
 	flock(fd, LOCK_UN);
 	sfs_real.close(fd);
@@ -169,6 +181,7 @@ static struct sfs_reg_entry *find(dev_t dev, ino_t ino, bool create)
 	atomic_store(&free_slot->shared, 0);
 	free_slot->owner = 0;
 	free_slot->staged = 0;
+	free_slot->log_slot = -1;
 	memset(free_slot->pids, 0, sizeof(free_slot->pids));
 	return free_slot;
 }
@@ -242,6 +255,29 @@ static bool take_over(struct sfs_reg_entry *e)
 	return true;
 }
 
+/* The owner logs its writes (sync/strict): make the file durable and put a
+ * COMMIT for it in the owner's log, so that after a crash its older records
+ * are not replayed over what this process writes from now on. Caller holds
+ * e->lock, so the owner writes nothing meanwhile. */
+static void commit_owner_log(struct sfs_reg_entry *e)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", e->owner, e->kfd);
+	int fd = sfs_real.open(path, O_RDONLY | O_CLOEXEC);
+	int rc = fd < 0 ? -errno : sfs_real.fdatasync(fd) ? -errno : 0;
+	if (!rc)
+		rc = sfs_oplog_commit_other(e->log_slot, e->log_file, e->owner);
+	if (fd >= 0 && sfs_posix_locked((dev_t)e->dev, (ino_t)e->ino))
+		sfs_fd_set_internal(fd, true); /* a close would drop our POSIX locks */
+	else if (fd >= 0)
+		sfs_real.close(fd);
+	if (rc)
+		sfs_warn("cannot close pid %d's log for a file this process opens (%s); a crash "
+			 "recovery could replay older data over it", e->owner, strerror(-rc));
+	else
+		e->log_slot = -1;
+}
+
 /* Registers this process for (dev, ino); relinks another process's window
  * when the file becomes shared. manage: this process wants to stage. */
 static struct sfs_reg_entry *join(dev_t dev, ino_t ino, bool manage, bool *alone)
@@ -262,6 +298,8 @@ static struct sfs_reg_entry *join(dev_t dev, ino_t ino, bool manage, bool *alone
 	if (others > 0) {
 		if (e->staged && e->owner != me && alive(e->owner))
 			take_over(e);
+		if (e->log_slot >= 0 && e->owner != me && alive(e->owner))
+			commit_owner_log(e);
 		atomic_store(&e->shared, 1);
 		*alone = false;
 	} else if (manage) {
@@ -329,4 +367,49 @@ void sfs_reg_publish(struct sfs_reg_entry *e, bool staged, int stage_fd, int64_t
 	e->kfd = kfd;
 	e->base = base;
 	e->size = size;
+}
+
+struct sfs_reg_proc *sfs_reg_proc_claim(void)
+{
+	if (!hdr)
+		return NULL;
+	int32_t me = sfs_self_pid();
+	struct sfs_reg_proc *got = NULL;
+	lock_robust(&hdr->lock, NULL);
+	for (int i = 0; i < SFS_REG_PROCS && !got; i++) {
+		struct sfs_reg_proc *p = &procs[i];
+		if (p->pid == 0 || p->pid == me || !alive(p->pid)) {
+			p->pid = me;
+			atomic_store(&p->inflight, 0);
+			got = p;
+		}
+	}
+	pthread_mutex_unlock(&hdr->lock);
+	return got;
+}
+
+void sfs_reg_proc_release(struct sfs_reg_proc *p)
+{
+	if (!p)
+		return;
+	lock_robust(&hdr->lock, NULL);
+	p->pid = 0;
+	p->path[0] = '\0';
+	pthread_mutex_unlock(&hdr->lock);
+}
+
+int sfs_reg_proc_index(const struct sfs_reg_proc *p)
+{
+	return p && procs ? (int)(p - procs) : -1;
+}
+
+struct sfs_reg_proc *sfs_reg_proc_at(int index)
+{
+	return procs && index >= 0 && index < SFS_REG_PROCS ? &procs[index] : NULL;
+}
+
+void sfs_reg_proc_lock(struct sfs_reg_proc *p)
+{
+	if (pthread_mutex_lock(&p->lock) == EOWNERDEAD)
+		pthread_mutex_consistent(&p->lock);
 }

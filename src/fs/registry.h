@@ -28,7 +28,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define SFS_REG_PIDS 7 /* processes tracked per file; more makes it shared */
+#define SFS_REG_PIDS 6 /* processes tracked per file; more makes it shared */
+#define SFS_REG_PROCS 256 /* processes with an operation log at once */
 
 /* One file. Shared memory layout: static_assert'ed in registry.c. */
 struct sfs_reg_entry {
@@ -44,9 +45,33 @@ struct sfs_reg_entry {
 	int64_t base;		 /* window [base, size) */
 	int64_t size;
 	int32_t pids[SFS_REG_PIDS];
-	int32_t ring_shift;	 /* 0: staging file at the file's offsets;
+	uint16_t ring_shift;	 /* 0: staging file at the file's offsets;
 				  * else a ring of 1 << ring_shift bytes */
+	int16_t log_slot;	 /* owner's operation log (sfs_reg_proc), or -1 */
+	uint32_t log_file;	 /* the file's id in that log */
 };
+
+/* A process's operation log (sync/strict modes), shared so that another
+ * process taking over one of its files can append a COMMIT record to it.
+ * Writers claim record space by compare-and-swap on `tail` and count
+ * themselves in `inflight` until the record (and the write it logs) is
+ * done; a checkpoint sets SFS_LOG_TAIL_CLOSED in `tail`, waits for
+ * `inflight` to drain, and reopens the log at a new generation. `lock`
+ * serialises only setting the slot up and giving it back. */
+struct sfs_reg_proc {
+	pthread_mutex_t lock;	 /* robust, process-shared */
+	int32_t pid;		 /* 0: free */
+	uint32_t spare;
+	_Atomic uint64_t gen;	 /* current generation */
+	_Atomic uint64_t tail;	 /* next free byte, | SFS_LOG_TAIL_CLOSED */
+	_Atomic uint64_t seq;	 /* next record number */
+	uint64_t size;		 /* the log file's size */
+	_Atomic uint32_t inflight;
+	uint32_t spare2;
+	char path[168];		 /* the log file (absolute) */
+};
+
+#define SFS_LOG_TAIL_CLOSED (1ull << 63)
 
 /* Maps (creating if needed) the registry of the managed file system.
  * Returns 0 or -errno; without it, files are coordinated within the process
@@ -78,5 +103,14 @@ void sfs_reg_unlock(struct sfs_reg_entry *e);
 /* The owner describes its window (caller holds e->lock). */
 void sfs_reg_publish(struct sfs_reg_entry *e, bool staged, int stage_fd, int64_t ring_cap,
 		     int kfd, int64_t base, int64_t size);
+
+/* A log slot for this process (NULL: no registry, or none free). */
+struct sfs_reg_proc *sfs_reg_proc_claim(void);
+void sfs_reg_proc_release(struct sfs_reg_proc *p);
+int sfs_reg_proc_index(const struct sfs_reg_proc *p);
+struct sfs_reg_proc *sfs_reg_proc_at(int index);
+
+/* Locks a log slot, repairing it if the holder died. */
+void sfs_reg_proc_lock(struct sfs_reg_proc *p);
 
 #endif

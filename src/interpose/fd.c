@@ -56,6 +56,8 @@ static void duplicated(int oldfd, int newfd)
 	if (f) {
 		sfs_fd_install(newfd, f);
 		sfs_file_put(f);
+	} else if (sfs_fd_is_dsync(oldfd)) {
+		sfs_fd_set_dsync(newfd, true);
 	}
 }
 

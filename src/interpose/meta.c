@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Namespace calls the kernel serves. The library only keeps its caches
- * honest: a file it staged data for is relinked before it is renamed (so
- * whoever opens the new name sees the data), and a closed file it still
- * caches is dropped when unlinked or renamed over (so its space is freed). */
+/* Namespace calls the kernel serves. The library keeps its caches honest:
+ * a file it staged data for is relinked before it is renamed (so whoever
+ * opens the new name sees the data), and a closed file it still caches is
+ * dropped when unlinked or renamed over (so its space is freed). In sync
+ * and strict modes the change is durable on return (fs/metasync.h). */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
@@ -56,6 +57,7 @@ static int unlink_impl(int dirfd, const char *path, int flags, int (*kernel)(int
 	int r = kernel(dirfd, path, flags);
 	if (r == 0 && known)
 		sfs_inode_forget(st.st_dev, st.st_ino);
+	SFS_META_DURABLE(r, sfs_metasync_parent(dirfd, path));
 	return r;
 }
 
@@ -106,6 +108,9 @@ static int rename_impl(int olddir, const char *oldpath, int newdir, const char *
 		      : sfs_real.renameat(olddir, oldpath, newdir, newpath);
 	if (r == 0 && replaced)
 		sfs_inode_forget(st.st_dev, st.st_ino);
+	/* Both directories, the source's first (the name leaves it). */
+	SFS_META_DURABLE(r, sfs_metasync_parent(olddir, oldpath));
+	SFS_META_DURABLE(r, sfs_metasync_parent(newdir, newpath));
 	return r;
 }
 
@@ -147,55 +152,69 @@ SFS_EXPORT int futimens(int fd, const struct timespec times[2])
 {
 	SFS_HIDE_INTERNAL(fd, -1);
 	relink_fd(fd);
-	return sfs_real.futimens(fd, times);
+	int r = sfs_real.futimens(fd, times);
+	SFS_META_DURABLE(r, sfs_metasync_fd(fd));
+	return r;
 }
 
 SFS_EXPORT int futimes(int fd, const struct timeval tv[2])
 {
 	SFS_HIDE_INTERNAL(fd, -1);
 	relink_fd(fd);
-	return sfs_real.futimes(fd, tv);
+	int r = sfs_real.futimes(fd, tv);
+	SFS_META_DURABLE(r, sfs_metasync_fd(fd));
+	return r;
 }
 
 SFS_EXPORT int utimensat(int dirfd, const char *path, const struct timespec times[2], int flags)
 {
+	/* glibc declares path nonnull, but the kernel takes NULL to mean
+	 * futimens(dirfd): hide the pointer from that assumption. */
+	const char *p = path;
+	__asm__("" : "+r"(p));
 	if (sfs_active()) {
-		/* glibc declares path nonnull, but the kernel takes NULL to mean
-		 * futimens(dirfd): hide the pointer from that assumption. */
-		const char *p = path;
-		__asm__("" : "+r"(p));
 		if (p)
 			relink_path_at(dirfd, p, flags & AT_SYMLINK_NOFOLLOW);
 		else
 			relink_fd(dirfd);
 	}
-	return sfs_real.utimensat(dirfd, path, times, flags);
+	int r = sfs_real.utimensat(dirfd, path, times, flags);
+	SFS_META_DURABLE(r, p ? sfs_metasync_inode(dirfd, p, flags) : sfs_metasync_fd(dirfd));
+	return r;
 }
 
 SFS_EXPORT int futimesat(int dirfd, const char *path, const struct timeval tv[2])
 {
 	if (sfs_active())
 		relink_path_at(dirfd, path, 0);
-	return sfs_real.futimesat(dirfd, path, tv);
+	int r = sfs_real.futimesat(dirfd, path, tv);
+	SFS_META_DURABLE(r, sfs_metasync_inode(dirfd, path, 0));
+	return r;
 }
 
 SFS_EXPORT int utimes(const char *path, const struct timeval tv[2])
 {
 	if (sfs_active())
 		relink_path_at(AT_FDCWD, path, 0);
-	return sfs_real.utimes(path, tv);
+	int r = sfs_real.utimes(path, tv);
+	SFS_META_DURABLE(r, sfs_metasync_inode(AT_FDCWD, path, 0));
+	return r;
 }
 
 SFS_EXPORT int lutimes(const char *path, const struct timeval tv[2])
 {
 	if (sfs_active())
 		relink_path_at(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW);
-	return sfs_real.lutimes(path, tv);
+	int r = sfs_real.lutimes(path, tv);
+	SFS_META_DURABLE(r, sfs_metasync_inode(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW));
+	return r;
 }
 
 SFS_EXPORT int utime(const char *path, const struct utimbuf *times)
 {
 	if (sfs_active())
 		relink_path_at(AT_FDCWD, path, 0);
-	return sfs_real.utime(path, times);
+	int r = sfs_real.utime(path, times);
+	SFS_META_DURABLE(r, sfs_metasync_inode(AT_FDCWD, path, 0));
+	return r;
 }

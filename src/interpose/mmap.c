@@ -9,10 +9,8 @@
 #include "../fs/process.h"
 #include "wrap.h"
 
-static void before_map(int fd, int flags)
+static void before_map(int fd)
 {
-	if (flags & MAP_ANONYMOUS)
-		return;
 	struct sfs_file *f = sfs_wrap_file(fd);
 	if (!f)
 		return;
@@ -22,20 +20,32 @@ static void before_map(int fd, int flags)
 	sfs_stat_call_end(SFS_CALL_mmap, t0, 0, true);
 }
 
+/* Memory allocators (jemalloc) call mmap while holding their own locks, so
+ * mmap never starts the library (sfs_initialized). */
 SFS_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
-	sfs_init();
-	if (!(flags & MAP_ANONYMOUS))
+	static void *early;
+	if (!sfs_initialized()) {
+		void *(*fn)(void *, size_t, int, int, int, off_t) = sfs_early_next("mmap", &early);
+		return fn(addr, len, prot, flags, fd, off);
+	}
+	if (!(flags & MAP_ANONYMOUS)) {
 		SFS_HIDE_INTERNAL(fd, MAP_FAILED);
-	before_map(fd, flags);
+		before_map(fd);
+	}
 	return sfs_real.mmap(addr, len, prot, flags, fd, off);
 }
 
 SFS_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
-	sfs_init();
-	if (!(flags & MAP_ANONYMOUS))
+	static void *early;
+	if (!sfs_initialized()) {
+		void *(*fn)(void *, size_t, int, int, int, off_t) = sfs_early_next("mmap64", &early);
+		return fn(addr, len, prot, flags, fd, off);
+	}
+	if (!(flags & MAP_ANONYMOUS)) {
 		SFS_HIDE_INTERNAL(fd, MAP_FAILED);
-	before_map(fd, flags);
+		before_map(fd);
+	}
 	return sfs_real.mmap64(addr, len, prot, flags, fd, off);
 }

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* open(2) and friends: the kernel opens, then the library decides whether to
- * manage the descriptor (a regular file on the managed file system). */
+/* open(2) and friends, mkstemp and friends: the kernel opens, then the
+ * library decides whether to manage the descriptor (a regular file on the
+ * managed file system). */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdlib.h>
 
+#include "../fs/metasync.h"
 #include "wrap.h"
 
 /* glibc's __OPEN_NEEDS_MODE: the mode argument exists for O_CREAT and for
@@ -20,44 +23,55 @@
 		va_end(ap);                                                                        \
 	}
 
-static void before(int dirfd, const char *path, int flags)
+/* Returns whether the open will create the file, when that must be made
+ * durable (sync and strict modes). */
+static bool before(int dirfd, const char *path, int flags)
 {
 	sfs_init();
 	sfs_prepare_truncate(dirfd, path, flags);
+	return sfs_metasync_on() && sfs_metasync_will_create(dirfd, path, flags);
 }
 
-static int opened(int fd, int flags)
+static int opened_at(int fd, int flags, int dirfd, const char *path, bool creating)
 {
 	sfs_manage(fd, flags);
+	if (fd >= 0 && sfs_unlikely(sfs_metasync_on())) {
+		int rc = sfs_metasync_open(fd, flags, dirfd, path, creating);
+		if (rc < 0) { /* as an O_SYNC open would: the caller learns of it */
+			close(fd);
+			errno = -rc;
+			return -1;
+		}
+	}
 	return fd;
 }
 
 SFS_EXPORT int open(const char *path, int flags, ...)
 {
 	GET_MODE(flags);
-	before(AT_FDCWD, path, flags);
-	return opened(sfs_real.open(path, flags, mode), flags);
+	bool creating = before(AT_FDCWD, path, flags);
+	return opened_at(sfs_real.open(path, flags, mode), flags, AT_FDCWD, path, creating);
 }
 
 SFS_EXPORT int open64(const char *path, int flags, ...)
 {
 	GET_MODE(flags);
-	before(AT_FDCWD, path, flags);
-	return opened(sfs_real.open64(path, flags, mode), flags);
+	bool creating = before(AT_FDCWD, path, flags);
+	return opened_at(sfs_real.open64(path, flags, mode), flags, AT_FDCWD, path, creating);
 }
 
 SFS_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 {
 	GET_MODE(flags);
-	before(dirfd, path, flags);
-	return opened(sfs_real.openat(dirfd, path, flags, mode), flags);
+	bool creating = before(dirfd, path, flags);
+	return opened_at(sfs_real.openat(dirfd, path, flags, mode), flags, dirfd, path, creating);
 }
 
 SFS_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 {
 	GET_MODE(flags);
-	before(dirfd, path, flags);
-	return opened(sfs_real.openat64(dirfd, path, flags, mode), flags);
+	bool creating = before(dirfd, path, flags);
+	return opened_at(sfs_real.openat64(dirfd, path, flags, mode), flags, dirfd, path, creating);
 }
 
 /* _FORTIFY_SOURCE turns open(p, f) without a mode into these (glibc does
@@ -69,36 +83,94 @@ int __openat64_2(int dirfd, const char *path, int flags);
 
 SFS_EXPORT int __open_2(const char *path, int flags)
 {
-	before(AT_FDCWD, path, flags);
-	return opened(sfs_real.__open_2(path, flags), flags);
+	bool creating = before(AT_FDCWD, path, flags);
+	return opened_at(sfs_real.__open_2(path, flags), flags, AT_FDCWD, path, creating);
 }
 
 SFS_EXPORT int __open64_2(const char *path, int flags)
 {
-	before(AT_FDCWD, path, flags);
-	return opened(sfs_real.__open64_2(path, flags), flags);
+	bool creating = before(AT_FDCWD, path, flags);
+	return opened_at(sfs_real.__open64_2(path, flags), flags, AT_FDCWD, path, creating);
 }
 
 SFS_EXPORT int __openat_2(int dirfd, const char *path, int flags)
 {
-	before(dirfd, path, flags);
-	return opened(sfs_real.__openat_2(dirfd, path, flags), flags);
+	bool creating = before(dirfd, path, flags);
+	return opened_at(sfs_real.__openat_2(dirfd, path, flags), flags, dirfd, path, creating);
 }
 
 SFS_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 {
-	before(dirfd, path, flags);
-	return opened(sfs_real.__openat64_2(dirfd, path, flags), flags);
+	bool creating = before(dirfd, path, flags);
+	return opened_at(sfs_real.__openat64_2(dirfd, path, flags), flags, dirfd, path, creating);
 }
 
 SFS_EXPORT int creat(const char *path, mode_t mode)
 {
-	before(AT_FDCWD, path, O_TRUNC);
-	return opened(sfs_real.creat(path, mode), O_CREAT | O_WRONLY | O_TRUNC);
+	bool creating = before(AT_FDCWD, path, O_CREAT | O_TRUNC);
+	return opened_at(sfs_real.creat(path, mode), O_CREAT | O_WRONLY | O_TRUNC, AT_FDCWD, path, creating);
 }
 
 SFS_EXPORT int creat64(const char *path, mode_t mode)
 {
-	before(AT_FDCWD, path, O_TRUNC);
-	return opened(sfs_real.creat64(path, mode), O_CREAT | O_WRONLY | O_TRUNC);
+	bool creating = before(AT_FDCWD, path, O_CREAT | O_TRUNC);
+	return opened_at(sfs_real.creat64(path, mode), O_CREAT | O_WRONLY | O_TRUNC, AT_FDCWD, path, creating);
+}
+
+/* mkstemp and friends create and open through glibc's internal open: the
+ * new descriptor is handed to the library here, and in sync and strict
+ * modes the new name is made durable. */
+static int made_temp(int fd, int flags, const char *tmpl)
+{
+	if (fd < 0)
+		return fd;
+	return opened_at(fd, O_RDWR | O_CREAT | O_EXCL | flags, AT_FDCWD, tmpl, true);
+}
+
+SFS_EXPORT int mkstemp(char *tmpl)
+{
+	sfs_init();
+	return made_temp(sfs_real.mkstemp(tmpl), 0, tmpl);
+}
+
+SFS_EXPORT int mkstemp64(char *tmpl)
+{
+	sfs_init();
+	return made_temp(sfs_real.mkstemp64(tmpl), 0, tmpl);
+}
+
+SFS_EXPORT int mkostemp(char *tmpl, int flags)
+{
+	sfs_init();
+	return made_temp(sfs_real.mkostemp(tmpl, flags), flags, tmpl);
+}
+
+SFS_EXPORT int mkostemp64(char *tmpl, int flags)
+{
+	sfs_init();
+	return made_temp(sfs_real.mkostemp64(tmpl, flags), flags, tmpl);
+}
+
+SFS_EXPORT int mkstemps(char *tmpl, int suffixlen)
+{
+	sfs_init();
+	return made_temp(sfs_real.mkstemps(tmpl, suffixlen), 0, tmpl);
+}
+
+SFS_EXPORT int mkstemps64(char *tmpl, int suffixlen)
+{
+	sfs_init();
+	return made_temp(sfs_real.mkstemps64(tmpl, suffixlen), 0, tmpl);
+}
+
+SFS_EXPORT int mkostemps(char *tmpl, int suffixlen, int flags)
+{
+	sfs_init();
+	return made_temp(sfs_real.mkostemps(tmpl, suffixlen, flags), flags, tmpl);
+}
+
+SFS_EXPORT int mkostemps64(char *tmpl, int suffixlen, int flags)
+{
+	sfs_init();
+	return made_temp(sfs_real.mkostemps64(tmpl, suffixlen, flags), flags, tmpl);
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../fs/process.h"
+#include "../oplog/oplog.h"
 #include "wrap.h"
 
 /* vfork's child borrows the parent's memory, so the library's wrappers in
@@ -27,6 +28,7 @@ static void before_exec(void)
 	if (sfs_active()) {
 		uint64_t t0 = sfs_stat_start();
 		sfs_prepare_share();
+		sfs_oplog_close(false); /* the new program starts its own log */
 		sfs_stat_call_end(SFS_CALL_exec, t0, 0, true);
 		sfs_print_stats("exec");
 	}

@@ -68,9 +68,9 @@ SFS_EXPORT ssize_t write(int fd, const void *buf, size_t n)
 	SFS_HIDE_INTERNAL(fd, -1);
 	struct sfs_file *f = sfs_wrap_file(fd);
 	if (!f)
-		return sfs_real.write(fd, buf, n);
+		return sfs_kernel_wrote(fd, sfs_real.write(fd, buf, n));
 	uint64_t t0 = sfs_stat_start();
-	SFS_FINISH(f, SFS_CALL_write, t0, sfs_file_write(f, buf, n), sfs_real.write(fd, buf, n));
+	SFS_FINISH(f, SFS_CALL_write, t0, sfs_file_write(f, buf, n), sfs_kernel_wrote(fd, sfs_real.write(fd, buf, n)));
 }
 
 SFS_EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
@@ -78,10 +78,10 @@ SFS_EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 	SFS_HIDE_INTERNAL(fd, -1);
 	struct sfs_file *f = sfs_wrap_file(fd);
 	if (!f)
-		return sfs_real.pwrite(fd, buf, n, off);
+		return sfs_kernel_wrote(fd, sfs_real.pwrite(fd, buf, n, off));
 	uint64_t t0 = sfs_stat_start();
 	SFS_FINISH(f, SFS_CALL_pwrite, t0, sfs_file_pwrite(f, buf, n, off),
-		   sfs_real.pwrite(fd, buf, n, off));
+		   sfs_kernel_wrote(fd, sfs_real.pwrite(fd, buf, n, off)));
 }
 
 SFS_EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off)
@@ -89,8 +89,8 @@ SFS_EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off)
 	SFS_HIDE_INTERNAL(fd, -1);
 	struct sfs_file *f = sfs_wrap_file(fd);
 	if (!f)
-		return sfs_real.pwrite64(fd, buf, n, off);
+		return sfs_kernel_wrote(fd, sfs_real.pwrite64(fd, buf, n, off));
 	uint64_t t0 = sfs_stat_start();
 	SFS_FINISH(f, SFS_CALL_pwrite, t0, sfs_file_pwrite(f, buf, n, off),
-		   sfs_real.pwrite64(fd, buf, n, off));
+		   sfs_kernel_wrote(fd, sfs_real.pwrite64(fd, buf, n, off)));
 }

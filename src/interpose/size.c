@@ -36,10 +36,10 @@ static int ftruncate_impl(int (*real)(int, off_t), int fd, off_t len)
 	SFS_HIDE_INTERNAL(fd, -1);
 	struct sfs_file *f = sfs_wrap_file(fd);
 	if (!f)
-		return real(fd, len);
+		return (int)sfs_kernel_wrote(fd, real(fd, len));
 	uint64_t t0 = sfs_stat_start();
 	SFS_FINISH(f, SFS_CALL_truncate, t0, sfs_inode_truncate(f->inode, fd, NULL, len),
-		   real(fd, len));
+		   (int)sfs_kernel_wrote(fd, real(fd, len)));
 }
 
 SFS_EXPORT int ftruncate(int fd, off_t len)
@@ -59,14 +59,21 @@ static int truncate_impl(int (*real)(const char *, off_t), const char *path, off
 {
 	struct stat st;
 	sfs_prepare_truncate(AT_FDCWD, path, O_TRUNC);
-	if (!sfs_active() || sfs_inode_staged_count() == 0 || sfs_real.stat(path, &st) != 0)
-		return real(path, len);
-	struct sfs_inode *in = sfs_inode_find(st.st_dev, st.st_ino);
-	if (!in)
-		return real(path, len);
-	long r = sfs_inode_truncate(in, -1, path, len);
-	sfs_inode_put(in);
-	return r == SFS_E_KERNEL ? real(path, len) : (int)sfs_ret(r);
+	/* This process may stage data for the file, or (sync, strict) hold log
+	 * records of it: then the library truncates it (sfs_inode_truncate). */
+	bool mine = sfs_active() && (sfs_inode_staged_count() > 0 || sfs_metasync_on()) &&
+		    sfs_real.stat(path, &st) == 0;
+	struct sfs_inode *in = mine ? sfs_inode_find(st.st_dev, st.st_ino) : NULL;
+	long r = SFS_E_KERNEL;
+	if (in) {
+		r = sfs_inode_truncate(in, -1, path, len);
+		sfs_inode_put(in);
+	}
+	if (r != SFS_E_KERNEL)
+		return (int)sfs_ret(r);
+	int k = real(path, len);
+	SFS_META_DURABLE(k, sfs_metasync_inode(AT_FDCWD, path, 0));
+	return k;
 }
 
 SFS_EXPORT int truncate(const char *path, off_t len)
@@ -90,7 +97,7 @@ static int fallocate_impl(int (*real)(int, int, off_t, off_t), int fd, int mode,
 	struct sfs_kview kv;
 	sfs_init();
 	sfs_kview_begin(&kv, fd, false);
-	int r = real(fd, mode, off, len);
+	int r = (int)sfs_kernel_wrote(fd, real(fd, mode, off, len));
 	sfs_kview_end(&kv);
 	return r;
 }
@@ -115,6 +122,12 @@ static int posix_fallocate_impl(int (*real)(int, off_t, off_t), int fd, off_t of
 	struct sfs_kview kv;
 	sfs_kview_begin(&kv, fd, false);
 	int r = real(fd, off, len);
+	if (r == 0) {
+		int saved = errno;
+		if (sfs_kernel_wrote(fd, 0) < 0)
+			r = errno;
+		errno = saved;
+	}
 	sfs_kview_end(&kv);
 	return r;
 }

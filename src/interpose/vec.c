@@ -21,10 +21,10 @@ SFS_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 	SFS_HIDE_INTERNAL(fd, -1);
 	struct sfs_file *f = sfs_wrap_file(fd);
 	if (!f)
-		return sfs_real.writev(fd, iov, cnt);
+		return sfs_kernel_wrote(fd, sfs_real.writev(fd, iov, cnt));
 	uint64_t t0 = sfs_stat_start();
 	SFS_FINISH(f, SFS_CALL_writev, t0, sfs_file_writev(f, iov, cnt, -1, 0),
-		   sfs_real.writev(fd, iov, cnt));
+		   sfs_kernel_wrote(fd, sfs_real.writev(fd, iov, cnt)));
 }
 
 /* preadv/pwritev take a non-negative offset (-1 is EINVAL, not "current");
@@ -72,10 +72,10 @@ SFS_EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
 	SFS_HIDE_INTERNAL(fd, -1);
 	struct sfs_file *f = sfs_wrap_file(fd);
 	if (!f)
-		return sfs_real.pwritev(fd, iov, cnt, off);
+		return sfs_kernel_wrote(fd, sfs_real.pwritev(fd, iov, cnt, off));
 	uint64_t t0 = sfs_stat_start();
 	SFS_FINISH(f, SFS_CALL_writev, t0, writev_at(f, iov, cnt, off, 0, false),
-		   sfs_real.pwritev(fd, iov, cnt, off));
+		   sfs_kernel_wrote(fd, sfs_real.pwritev(fd, iov, cnt, off)));
 }
 
 SFS_EXPORT ssize_t pwritev64(int fd, const struct iovec *iov, int cnt, off_t off)
@@ -83,10 +83,10 @@ SFS_EXPORT ssize_t pwritev64(int fd, const struct iovec *iov, int cnt, off_t off
 	SFS_HIDE_INTERNAL(fd, -1);
 	struct sfs_file *f = sfs_wrap_file(fd);
 	if (!f)
-		return sfs_real.pwritev64(fd, iov, cnt, off);
+		return sfs_kernel_wrote(fd, sfs_real.pwritev64(fd, iov, cnt, off));
 	uint64_t t0 = sfs_stat_start();
 	SFS_FINISH(f, SFS_CALL_writev, t0, writev_at(f, iov, cnt, off, 0, false),
-		   sfs_real.pwritev64(fd, iov, cnt, off));
+		   sfs_kernel_wrote(fd, sfs_real.pwritev64(fd, iov, cnt, off)));
 }
 
 /* A v2 call with RWF_* flags the library does not serve (-ENOTSUP) goes to
@@ -132,11 +132,11 @@ SFS_EXPORT ssize_t pwritev2(int fd, const struct iovec *iov, int cnt, off_t off,
 	SFS_HIDE_INTERNAL(fd, -1);
 	struct sfs_file *f = sfs_wrap_file(fd);
 	if (!f)
-		return sfs_real.pwritev2(fd, iov, cnt, off, rwf);
+		return sfs_kernel_wrote(fd, sfs_real.pwritev2(fd, iov, cnt, off, rwf));
 	uint64_t t0 = sfs_stat_start();
 	long r = writev_at(f, iov, cnt, off, rwf, true);
-	V2_KERNEL(r, sfs_real.pwritev2(fd, iov, cnt, off, rwf));
-	SFS_FINISH(f, SFS_CALL_writev, t0, r, sfs_real.pwritev2(fd, iov, cnt, off, rwf));
+	V2_KERNEL(r, sfs_kernel_wrote(fd, sfs_real.pwritev2(fd, iov, cnt, off, rwf)));
+	SFS_FINISH(f, SFS_CALL_writev, t0, r, sfs_kernel_wrote(fd, sfs_real.pwritev2(fd, iov, cnt, off, rwf)));
 }
 
 SFS_EXPORT ssize_t pwritev64v2(int fd, const struct iovec *iov, int cnt, off_t off, int rwf)
@@ -144,9 +144,9 @@ SFS_EXPORT ssize_t pwritev64v2(int fd, const struct iovec *iov, int cnt, off_t o
 	SFS_HIDE_INTERNAL(fd, -1);
 	struct sfs_file *f = sfs_wrap_file(fd);
 	if (!f)
-		return sfs_real.pwritev64v2(fd, iov, cnt, off, rwf);
+		return sfs_kernel_wrote(fd, sfs_real.pwritev64v2(fd, iov, cnt, off, rwf));
 	uint64_t t0 = sfs_stat_start();
 	long r = writev_at(f, iov, cnt, off, rwf, true);
-	V2_KERNEL(r, sfs_real.pwritev64v2(fd, iov, cnt, off, rwf));
-	SFS_FINISH(f, SFS_CALL_writev, t0, r, sfs_real.pwritev64v2(fd, iov, cnt, off, rwf));
+	V2_KERNEL(r, sfs_kernel_wrote(fd, sfs_real.pwritev64v2(fd, iov, cnt, off, rwf)));
+	SFS_FINISH(f, SFS_CALL_writev, t0, r, sfs_kernel_wrote(fd, sfs_real.pwritev64v2(fd, iov, cnt, off, rwf)));
 }

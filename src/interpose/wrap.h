@@ -11,6 +11,7 @@
 #include "../fs/file.h"
 #include "../fs/fileops.h"
 #include "../fs/inode.h"
+#include "../fs/metasync.h"
 #include "../init.h"
 #include "../util/compiler.h"
 #include "../util/stats.h"
@@ -49,6 +50,40 @@ static inline long sfs_wrap_done(struct sfs_file *f, enum sfs_call c, uint64_t t
 	sfs_stat_call_end(c, t0, r > 0 ? (uint64_t)r : 0, false);
 	return sfs_ret(r);
 }
+
+/* After the kernel wrote through fd (result r): in sync and strict modes a
+ * descriptor of a file left to the kernel (SFS_FD_DSYNC) has its data made
+ * durable before the call returns. A mark on a number the kernel reused for
+ * something that cannot be synced (closed where no wrapper saw it) goes. */
+static inline long sfs_kernel_wrote(int fd, long r)
+{
+	if (sfs_likely(r < 0 || !sfs_fd_is_dsync(fd)))
+		return r;
+	int saved = errno;
+	if (sfs_real.fdatasync(fd) == 0)
+		return r;
+	if (errno == EINVAL || errno == EBADF || errno == EROFS) {
+		sfs_fd_set_dsync(fd, false);
+		errno = saved;
+		return r;
+	}
+	return -1; /* the data may not be durable: say so, as O_DSYNC would */
+}
+
+/* After a metadata call the kernel served with result r (0 or -1): in sync
+ * and strict modes, sync_call (an sfs_metasync_* call) makes the change
+ * durable before the call returns; if it cannot, the call fails with its
+ * error, as the change may not survive a crash. */
+#define SFS_META_DURABLE(r, sync_call)                                                             \
+	do {                                                                                       \
+		if ((r) == 0 && sfs_unlikely(sfs_metasync_on())) {                                 \
+			int rc_ = (sync_call);                                                     \
+			if (rc_ < 0) {                                                             \
+				errno = -rc_;                                                      \
+				(r) = -1;                                                          \
+			}                                                                          \
+		}                                                                                  \
+	} while (0)
 
 /* Ends a managed call: SFS_E_KERNEL means the file was just left to the
  * kernel (another process opened it), so the call is made there. */

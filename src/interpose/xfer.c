@@ -27,7 +27,7 @@ static ssize_t sendfile_impl(ssize_t (*real)(int, int, off_t *, size_t), int out
 	SFS_HIDE_INTERNAL(in, -1);
 	SFS_HIDE_INTERNAL(out, -1);
 	sfs_kview_begin2(&kin, in, off == NULL, &kout, out, true);
-	ssize_t r = real(out, in, off, n);
+	ssize_t r = sfs_kernel_wrote(out, real(out, in, off, n));
 	sfs_kview_end(&kout);
 	sfs_kview_end(&kin);
 	return r;
@@ -53,7 +53,7 @@ SFS_EXPORT ssize_t copy_file_range(int in, off_t *inoff, int out, off_t *outoff,
 	SFS_HIDE_INTERNAL(in, -1);
 	SFS_HIDE_INTERNAL(out, -1);
 	sfs_kview_begin2(&kin, in, inoff == NULL, &kout, out, outoff == NULL);
-	ssize_t r = sfs_real.copy_file_range(in, inoff, out, outoff, n, flags);
+	ssize_t r = sfs_kernel_wrote(out, sfs_real.copy_file_range(in, inoff, out, outoff, n, flags));
 	sfs_kview_end(&kout);
 	sfs_kview_end(&kin);
 	return r;
@@ -67,7 +67,7 @@ SFS_EXPORT ssize_t splice(int in, off_t *inoff, int out, off_t *outoff, size_t n
 	SFS_HIDE_INTERNAL(in, -1);
 	SFS_HIDE_INTERNAL(out, -1);
 	sfs_kview_begin2(&kin, in, inoff == NULL, &kout, out, outoff == NULL);
-	ssize_t r = sfs_real.splice(in, inoff, out, outoff, n, flags);
+	ssize_t r = sfs_kernel_wrote(out, sfs_real.splice(in, inoff, out, outoff, n, flags));
 	sfs_kview_end(&kout);
 	sfs_kview_end(&kin);
 	return r;
@@ -127,7 +127,14 @@ SFS_EXPORT long syscall(long nr, ...)
 	for (int i = 0; i < 6; i++)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
-	if (!sfs_active())
+	/* jemalloc opens and reads /proc files with syscall() during its own
+	 * init, under its lock: no library init from here (sfs_initialized). */
+	static void *early;
+	if (!sfs_initialized()) {
+		long (*fn)(long, ...) = sfs_early_next("syscall", &early);
+		return fn(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	}
+	if (!sfs_g.active)
 		return sfs_real.syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	switch (nr) {
 	case SYS_read:

@@ -62,9 +62,11 @@ static uint64_t ld(atomic_uint_fast64_t *v)
 void sfs_stats_print(int fd, const char *reason)
 {
 	char line[256];
-	int n = snprintf(line, sizeof(line), "splitfs stats: pid %d (%s)\n%-10s %12s %14s %12s %10s %12s\n",
-			 (int)getpid(), reason, "call", "count", "bytes", "total_ms", "avg_ns",
-			 "kernel");
+	extern char *program_invocation_short_name;
+	int n = snprintf(line, sizeof(line),
+			 "splitfs stats: pid %d %s (%s)\n%-10s %12s %14s %12s %10s %12s\n",
+			 (int)getpid(), program_invocation_short_name, reason, "call", "count",
+			 "bytes", "total_ms", "avg_ns", "kernel");
 	sfs_write_all(fd, line, (size_t)n);
 	for (int i = 0; i < SFS_CALL_COUNT; i++) {
 		struct sfs_call_stat *s = &sfs_call_stats[i];

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Every C test (tests/c/*.c), first on the plain kernel file system (the test
-# itself must be right), then under SplitFS.
+# itself must be right), then under SplitFS in each consistency mode.
 . "$(dirname "$0")/../lib.sh"
 rc=0
 for t in "$SFS_TESTBIN"/*; do
 	name=$(basename "$t")
-	for how in kernel splitfs; do
+	for how in kernel $MODES; do
 		d=$WORK/$name.$how
 		mkdir -p "$d"
-		if [ $how = kernel ]; then "$t" "$d"; else sfs_run "$t" "$d"; fi
+		if [ $how = kernel ]; then "$t" "$d"; else SPLITFS_MODE=$how sfs_run "$t" "$d"; fi
 		r=$?
 		case $r in
 		0) echo "ok   $name ($how)" ;;

@@ -14,7 +14,7 @@ rc=0
 while IFS=$'\t' read -r sym class note; do
 	case $sym in '#'* | '') continue ;; esac
 	case $class in
-	served | kernel-view | demote)
+	served | kernel-view | demote | durable)
 		grep -qx "$sym" <<<"$ours" || { echo "FAIL: $sym is '$class' but not exported by the library"; rc=1; } ;;
 	internal | out-of-reach) ;;
 	*) echo "FAIL: $sym: unknown class '$class'"; rc=1 ;;
@@ -25,7 +25,7 @@ for s in $ours; do
 	grep -qx "$s" <<<"$rows" || { echo "FAIL: the library exports $s, which has no row"; rc=1; }
 done
 # The file-data families in libc (names, optional 64/v2/_chk/_2 suffixes).
-families='^_*(open|openat|creat|read|pread|readv|preadv|write|pwrite|writev|pwritev|lseek|fsync|fdatasync|sync_file_range|syncfs|sync|ftruncate|truncate|fallocate|posix_fallocate|close|close_range|closefrom|dup|dup2|dup3|fcntl|fstat|stat|lstat|fstatat|statx|unlink|unlinkat|rename|renameat|renameat2|remove|mmap|sendfile|copy_file_range|splice|fork|vfork|_Fork|exec[a-z]*|fexecve|posix_spawnp?|system|popen|fopen|fdopen|freopen|tmpfile|mk(o)?stemps?|msync|munmap|mremap|posix_fadvise|readahead|utime|utimes|utimensat|futimens|futimes|lutimes|futimesat)(64)?(v2)?(_2|_chk)?$'
+families='^_*(mkdir|mkdirat|rmdir|link|linkat|symlink|symlinkat|mknod|mknodat|mkfifo|mkfifoat|chmod|lchmod|fchmod|fchmodat|chown|lchown|fchown|fchownat|fflush|fclose|open|openat|creat|read|pread|readv|preadv|write|pwrite|writev|pwritev|lseek|fsync|fdatasync|sync_file_range|syncfs|sync|ftruncate|truncate|fallocate|posix_fallocate|close|close_range|closefrom|dup|dup2|dup3|fcntl|fstat|stat|lstat|fstatat|statx|unlink|unlinkat|rename|renameat|renameat2|remove|mmap|sendfile|copy_file_range|splice|fork|vfork|_Fork|exec[a-z]*|fexecve|posix_spawnp?|system|popen|fopen|fdopen|freopen|tmpfile|mk(o)?stemps?|msync|munmap|mremap|posix_fadvise|readahead|utime|utimes|utimensat|futimens|futimes|lutimes|futimesat)(64)?(v2)?(_2|_chk)?$'
 libc_syms=$(nm -D --defined-only "$libc" | awk '{print $3}' | sed 's/@.*//' | grep -E "$families" | sort -u)
 n=0
 for s in $libc_syms; do

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # errno differential test: tests/c/errno_diff.c on the plain kernel, then
-# under SplitFS (default relink, then SPLITFS_RELINK=copy), all on the XFS
-# image. Every probe line must be the same as the kernel's: result, errno,
+# under SplitFS (default relink, then SPLITFS_RELINK=copy, then each other
+# consistency mode in $SFS_MODES), all on the XFS image. Every probe line must be the same as the kernel's: result, errno,
 # sizes and checksums. A run that dies, hangs (ERRNO_TIMEOUT seconds, 20 by
 # default; a run takes about a second) or exits non-zero fails the suite
 # too; the diff then starts at the first probe it did not get past.
@@ -33,12 +33,14 @@ rc=0
 run kernel || die "the probes fail on the plain kernel: fix the test"
 tail -n 1 "$WORK/kernel.out" | grep -qx end || die "kernel run: output incomplete"
 echo "kernel: $(wc -l <"$WORK/kernel.out") probe lines"
-for name in splitfs splitfs-copy; do
-	if [ $name = splitfs ]; then
-		run $name sfs_run || rc=1
-	else
-		SPLITFS_RELINK=copy run $name sfs_run || rc=1
-	fi
+runs="splitfs splitfs-copy"
+for m in $MODES; do [ "$m" = posix ] || runs="$runs splitfs-$m"; done
+for name in $runs; do
+	case $name in
+	splitfs) run $name sfs_run || rc=1 ;;
+	splitfs-copy) SPLITFS_RELINK=copy run $name sfs_run || rc=1 ;;
+	*) SPLITFS_MODE=${name#splitfs-} run $name sfs_run || rc=1 ;;
+	esac
 	if diff -u "$WORK/kernel.out" "$WORK/$name.out" >"$WORK/$name.diff"; then
 		echo "ok   $name: same as the kernel"
 	else

@@ -12,7 +12,9 @@
 # with tiny map chunks and staging files (nomap: every chunk boundary and
 # staging rollover path), a 16 MiB file with operations up to 1 MiB (big), a
 # short run of the map-heavy config (mapheavy: demotion right after the first
-# writes), and the first seed natively on the same image, for comparison.
+# writes), the first seed in each other consistency mode of $SFS_MODES
+# (nomap, full, big), and the first seed natively on the same image, for
+# comparison.
 #
 # Knobs: FSX_SEEDS (default "1 2 3"), FSX_OPS (operations per nomap/full run,
 # default 100000), FSX_FULL_OPS (operations of the mapheavy runs, default
@@ -92,6 +94,13 @@ for relink in exchange copy clone; do
 done
 run_fsx "nomap-s$first-tiny" splitfs nomap "$OPS" "$first" \
 	SPLITFS_MAP_SIZE=16K SPLITFS_STAGING_SIZE=64K SPLITFS_STAGING_FILES=1
+# The other consistency modes (sync, strict: every write through the log).
+for m in $MODES; do
+	[ "$m" = posix ] && continue
+	run_fsx "nomap-s$first-$m" splitfs nomap "$OPS" "$first" SPLITFS_MODE=$m
+	run_fsx "full-s$first-$m" splitfs full "$OPS" "$first" SPLITFS_MODE=$m
+	run_fsx "big-s$first-$m" splitfs big "$BIG_OPS" "$first" SPLITFS_MODE=$m
+done
 run_fsx "big-s$first" splitfs big "$BIG_OPS" "$first"
 run_fsx "mapheavy-s$first" splitfs mapheavy "$FULL_OPS" "$first"
 run_fsx "native-nomap-s$first" kernel nomap "$OPS" "$first"

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # pjdfstest (the Rust pjdfstest 0.2.2): POSIX semantics of the namespace and
 # metadata calls, first on the plain XFS image ($WORK/kernel), then under
-# SplitFS ($WORK/splitfs, inside the managed root). The tmpfs image is the
+# SplitFS in each consistency mode of $SFS_MODES ($WORK/splitfs, /sync,
+# /strict, inside the managed root). The tmpfs image is the
 # secondary file system (the EXDEV tests). Passes when SplitFS passes as many
 # tests as the kernel and fails none.
 . "$(dirname "$0")/../lib.sh"
@@ -46,11 +47,12 @@ run() {
 	local how=$1 dir=$WORK/$1 log=$ART/$1.log t0 t1 r
 	mkdir -p "$dir"
 	t0=$(date +%s.%N)
-	if [ "$how" = kernel ]; then
-		pjdfstest -c "$cfg" -p "$dir" -s "$SFS_MNT2" >"$log" 2>&1
-	else
-		SPLITFS_STATS=1 sfs_run pjdfstest -c "$cfg" -p "$dir" -s "$SFS_MNT2" >"$log" 2>&1
-	fi
+	case $how in
+	kernel) pjdfstest -c "$cfg" -p "$dir" -s "$SFS_MNT2" >"$log" 2>&1 ;;
+	splitfs) SPLITFS_STATS=1 sfs_run pjdfstest -c "$cfg" -p "$dir" -s "$SFS_MNT2" >"$log" 2>&1 ;;
+	*) SPLITFS_MODE=$how SPLITFS_STATS=1 sfs_run pjdfstest -c "$cfg" -p "$dir" -s "$SFS_MNT2" \
+		>"$log" 2>&1 ;;
+	esac
 	r=$?
 	t1=$(date +%s.%N)
 	local sum
@@ -67,15 +69,25 @@ run() {
 			sed 's/^/    /'
 		echo "----"
 	fi
-	if [ "$how" = splitfs ] && ! grep -q '^splitfs stats:' "$log"; then
+	if [ "$how" != kernel ] && ! grep -q '^splitfs stats:' "$log"; then
 		echo "the library printed no stats: was it loaded?"
-		F_splitfs=-1
+		eval "F_$how=-1"
 	fi
 }
 
 run kernel
-run splitfs
 [ "$F_kernel" = 0 ] || die "pjdfstest fails on the plain kernel file system ($F_kernel failed): the test setup is wrong"
-[ "$F_splitfs" = 0 ] || die "pjdfstest under SplitFS: $F_splitfs failed"
-[ "$P_splitfs" = "$P_kernel" ] || die "pjdfstest under SplitFS passed $P_splitfs tests, the kernel $P_kernel"
-echo "pjdfstest: SplitFS passes the same $P_splitfs tests as the kernel, none failed"
+rc=0
+for how in $MODES; do
+	[ "$how" = posix ] && how=splitfs
+	run "$how"
+	eval "f=\$F_$how p=\$P_$how"
+	if [ "$f" != 0 ]; then
+		echo "FAIL pjdfstest under SplitFS ($how): $f failed"; rc=1
+	elif [ "$p" != "$P_kernel" ]; then
+		echo "FAIL pjdfstest under SplitFS ($how) passed $p tests, the kernel $P_kernel"; rc=1
+	else
+		echo "ok   SplitFS ($how) passes the same $p tests as the kernel, none failed"
+	fi
+done
+exit $rc

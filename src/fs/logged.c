@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Writes in sync and strict modes (oplog.h): the data is logged with one
+ * synchronous write, then applied to the file's page cache; nothing is
+ * staged. The caller holds the inode lock. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "../init.h"
+#include "../interpose/real.h"
+#include "../oplog/oplog.h"
+#include "../util/compiler.h"
+#include "../util/guard.h"
+#include "../util/msg.h"
+#include "data.h"
+#include "inode.h"
+
+/* Sync mode sends writes this large straight to the file with fdatasync
+ * (not atomic, which sync mode does not promise) instead of copying them
+ * through the log. */
+#define SYNC_DIRECT_MIN (256 << 10)
+
+/* A per-thread buffer: the data is read from the application once, under
+ * the fault guard, so the logged bytes and the applied bytes are the same
+ * even if the application changes its buffer meanwhile. */
+static __thread char *tbuf __attribute__((tls_model("initial-exec")));
+static __thread size_t tcap __attribute__((tls_model("initial-exec")));
+
+static char *gather(const struct iovec *iov, int cnt, size_t n, int *err)
+{
+	if (n > tcap) {
+		char *b = realloc(tbuf, n);
+		if (!b) {
+			*err = -ENOMEM;
+			return NULL;
+		}
+		tbuf = b;
+		tcap = n;
+	}
+	size_t at = 0;
+	for (int i = 0; i < cnt && at < n; i++) {
+		size_t len = SFS_MIN(iov[i].iov_len, n - at);
+		if (sfs_guarded_copy(tbuf + at, iov[i].iov_base, len) != 0) {
+			*err = -EFAULT;
+			return NULL;
+		}
+		at += len;
+	}
+	return tbuf;
+}
+
+static void release(size_t n)
+{
+	if (n > (1u << 20)) { /* do not keep a big buffer per thread */
+		free(tbuf);
+		tbuf = NULL;
+		tcap = 0;
+	}
+}
+
+/* Puts the bytes into the file's page cache with pwrite: unlike a store
+ * through a mapping, it dirties only the blocks it changes, and every
+ * logged file is fsynced at the next checkpoint (see small_syncs in
+ * inode.h). */
+static int apply(struct sfs_inode *in, const char *data, size_t n, int64_t off)
+{
+	int64_t end = off + (int64_t)n;
+	for (size_t done = 0; done < n;) {
+		ssize_t w = sfs_real.pwrite(in->kfd, data + done, n - done, off + (int64_t)done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		done += (size_t)w;
+	}
+	if (end > atomic_load(&in->ksize)) {
+		atomic_store(&in->ksize, end);
+		atomic_store_explicit(&in->size, end, memory_order_release);
+	}
+	return 0;
+}
+
+/* Too big for the log (or a large sync-mode write): to the file, durably,
+ * and the file's older records die, so replay cannot bring older bytes
+ * back over these. */
+static ssize_t direct(struct sfs_inode *in, const char *data, size_t n, int64_t off)
+{
+	if (sfs_g.opt.mode == SFS_MODE_STRICT && sfs_oplog_on())
+		sfs_warn("a %zu-byte write does not fit the operation log (SPLITFS_LOG_SIZE): "
+			 "written durably but not atomically", n);
+	int rc = apply(in, data, n, off);
+	if (rc)
+		return rc;
+	in->logged = true;
+	rc = sfs_oplog_commit(in); /* fdatasync, then COMMIT */
+	return rc ? rc : (ssize_t)n;
+}
+
+/* The application's buffer faulted part-way: the kernel writes what it can
+ * read (a short write, or EFAULT), as it would without the library; then
+ * that is made durable like a direct write. */
+static ssize_t faulted(struct sfs_inode *in, const struct iovec *iov, int cnt, size_t n,
+		       int64_t off)
+{
+	struct iovec small[16];
+	struct iovec *v = cnt <= 16 ? small : malloc((size_t)cnt * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	int k = 0; /* the vector cut to n bytes (RLIMIT_FSIZE, MAX_RW_COUNT) */
+	for (size_t left = n; k < cnt && left; k++) {
+		v[k] = iov[k];
+		v[k].iov_len = SFS_MIN(v[k].iov_len, left);
+		left -= v[k].iov_len;
+	}
+	ssize_t w = sfs_real.pwritev(in->kfd, v, k, off);
+	if (v != small)
+		free(v);
+	if (w <= 0)
+		return w < 0 ? -errno : 0;
+	int64_t end = off + w;
+	if (end > atomic_load(&in->ksize)) {
+		atomic_store(&in->ksize, end);
+		atomic_store_explicit(&in->size, end, memory_order_release);
+	}
+	in->logged = true;
+	int rc = sfs_oplog_commit(in);
+	return rc ? rc : w;
+}
+
+ssize_t sfs_logged_pwritev(struct sfs_inode *in, const struct iovec *iov, int cnt, size_t n,
+			   int64_t off)
+{
+	if (n == 0)
+		return 0;
+	int rc = 0;
+	char *data = gather(iov, cnt, n, &rc);
+	if (!data)
+		return rc == -EFAULT ? faulted(in, iov, cnt, n, off) : rc;
+	int64_t end = off + (int64_t)n;
+	int64_t after = SFS_MAX(atomic_load(&in->size), end);
+	ssize_t ret;
+	struct iovec one = {data, n};
+	if (sfs_g.opt.mode == SFS_MODE_SYNC && n >= SYNC_DIRECT_MIN)
+		rc = -E2BIG;
+	else
+		rc = sfs_oplog_write(in, &one, 1, n, off, after);
+	if (rc == -E2BIG || rc == -ENOTSUP) { /* too big, or no log after all */
+		ret = direct(in, data, n, off);
+	} else if (rc) {
+		ret = rc;
+	} else {
+		rc = apply(in, data, n, off);
+		sfs_oplog_done();
+		if (rc) /* failed (EIO, ENOSPC): the record must not be replayed */
+			sfs_oplog_commit(in);
+		ret = rc ? rc : (ssize_t)n;
+	}
+	release(n);
+	return ret;
+}

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#define _GNU_SOURCE
+#include "metasync.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../init.h"
+#include "../interpose/real.h"
+#include "../oplog/oplog.h"
+#include "fdtable.h"
+#include "file.h"
+#include "inode.h"
+
+bool sfs_metasync_on(void)
+{
+	return sfs_g.active && sfs_g.opt.mode != SFS_MODE_POSIX;
+}
+
+/* fsync of fd when it is on the managed file system. */
+static int sync_if_ours(int fd)
+{
+	struct stat st;
+	if (sfs_real.fstat(fd, &st) != 0 || st.st_dev != sfs_g.root_dev)
+		return 0;
+	if (sfs_real.fsync(fd) == 0)
+		return 0;
+	/* Not every file type takes fsync; what the kernel journals is
+	 * committed by a sync of the whole file system then. */
+	if (errno == EINVAL || errno == EBADF)
+		return sfs_real.syncfs(fd) == 0 ? 0 : -errno;
+	return -errno;
+}
+
+int sfs_metasync_parent(int dirfd, const char *path)
+{
+	if (!sfs_metasync_on() || !path || !*path)
+		return 0;
+	/* The directory part: everything before the last component (trailing
+	 * slashes belong to the component). */
+	size_t len = strlen(path);
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	while (len > 0 && path[len - 1] != '/')
+		len--;
+	char dir[PATH_MAX];
+	if (len == 0) {
+		dir[0] = '.', dir[1] = '\0';
+	} else if (len >= sizeof(dir)) {
+		return 0; /* the kernel would have refused it already */
+	} else {
+		memcpy(dir, path, len);
+		dir[len] = '\0';
+	}
+	int fd = sfs_real.openat(dirfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return 0; /* not reachable any more (search permission, a race) */
+	int rc = sync_if_ours(fd);
+	sfs_real.close(fd);
+	return rc;
+}
+
+int sfs_metasync_fd(int fd)
+{
+	if (!sfs_metasync_on())
+		return 0;
+	return sync_if_ours(fd);
+}
+
+int sfs_metasync_inode(int dirfd, const char *path, int atflags)
+{
+	if (!sfs_metasync_on())
+		return 0;
+	if ((atflags & AT_EMPTY_PATH) && path && !*path)
+		return sync_if_ours(dirfd);
+	/* O_PATH cannot be fsynced; a plain open needs read permission the
+	 * caller may lack. Then the whole file system, via the directory. */
+	int nofollow = (atflags & AT_SYMLINK_NOFOLLOW) ? O_NOFOLLOW : 0;
+	int fd = sfs_real.openat(dirfd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | nofollow);
+	if (fd >= 0) {
+		int rc = sync_if_ours(fd);
+		sfs_real.close(fd);
+		return rc;
+	}
+	struct stat st;
+	if (sfs_real.fstatat(dirfd, path, &st, atflags & AT_SYMLINK_NOFOLLOW) != 0 ||
+	    st.st_dev != sfs_g.root_dev)
+		return 0;
+	fd = sfs_real.openat(dirfd, path, O_PATH | O_CLOEXEC | nofollow);
+	int dfd = sfs_g.priv_dirfd >= 0 ? sfs_real.openat(sfs_g.priv_dirfd, ".",
+							   O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+					: -1;
+	int rc = 0;
+	if (dfd >= 0 && sfs_real.syncfs(dfd) != 0)
+		rc = -errno;
+	if (dfd >= 0)
+		sfs_real.close(dfd);
+	if (fd >= 0)
+		sfs_real.close(fd);
+	return rc;
+}
+
+bool sfs_metasync_will_create(int dirfd, const char *path, int flags)
+{
+	if (!(flags & O_CREAT) || !path)
+		return false;
+	struct stat st;
+	return sfs_real.fstatat(dirfd, path, &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT;
+}
+
+int sfs_metasync_open(int fd, int flags, int dirfd, const char *path, bool created)
+{
+	if (fd < 0 || !sfs_metasync_on())
+		return 0;
+	if (created)
+		return sfs_metasync_parent(dirfd, path);
+	if (!(flags & O_TRUNC) || (flags & O_ACCMODE) == O_RDONLY)
+		return 0;
+	/* Truncated an existing file. If this process's log holds records of
+	 * it, a TRUNCATE record keeps replay from writing them back past the
+	 * new end; otherwise the file's new size is synced. */
+	struct stat st;
+	if (sfs_real.fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != sfs_g.root_dev)
+		return 0; /* /dev/null, a FIFO, another file system */
+	struct sfs_file *f = sfs_fd_get(fd);
+	int rc = 1;
+	if (f) {
+		struct sfs_inode *in = f->inode;
+		sfs_inode_lock(in);
+		if (in->logged && sfs_oplog_on())
+			rc = sfs_oplog_truncate(in, 0);
+		sfs_inode_unlock(in);
+		sfs_file_put(f);
+	}
+	if (rc == 1)
+		rc = sfs_real.fdatasync(fd) == 0 ? 0 : -errno;
+	return rc;
+}

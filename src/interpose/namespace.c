@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Names the kernel makes and removes (directories, links, device nodes,
+ * FIFOs). Nothing here touches file data; in sync and strict modes the new
+ * or removed name is durable when the call returns (fs/metasync.h).
+ * unlink, rename and the open family live in meta.c and open.c. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "wrap.h"
+
+SFS_EXPORT int mkdir(const char *path, mode_t mode)
+{
+	sfs_init();
+	int r = sfs_real.mkdir(path, mode);
+	SFS_META_DURABLE(r, sfs_metasync_parent(AT_FDCWD, path));
+	return r;
+}
+
+SFS_EXPORT int mkdirat(int dirfd, const char *path, mode_t mode)
+{
+	sfs_init();
+	int r = sfs_real.mkdirat(dirfd, path, mode);
+	SFS_META_DURABLE(r, sfs_metasync_parent(dirfd, path));
+	return r;
+}
+
+SFS_EXPORT int rmdir(const char *path)
+{
+	sfs_init();
+	int r = sfs_real.rmdir(path);
+	SFS_META_DURABLE(r, sfs_metasync_parent(AT_FDCWD, path));
+	return r;
+}
+
+SFS_EXPORT int link(const char *oldpath, const char *newpath)
+{
+	sfs_init();
+	int r = sfs_real.link(oldpath, newpath);
+	SFS_META_DURABLE(r, sfs_metasync_parent(AT_FDCWD, newpath));
+	return r;
+}
+
+SFS_EXPORT int linkat(int olddir, const char *oldpath, int newdir, const char *newpath, int flags)
+{
+	sfs_init();
+	int r = sfs_real.linkat(olddir, oldpath, newdir, newpath, flags);
+	SFS_META_DURABLE(r, sfs_metasync_parent(newdir, newpath));
+	return r;
+}
+
+SFS_EXPORT int symlink(const char *target, const char *linkpath)
+{
+	sfs_init();
+	int r = sfs_real.symlink(target, linkpath);
+	SFS_META_DURABLE(r, sfs_metasync_parent(AT_FDCWD, linkpath));
+	return r;
+}
+
+SFS_EXPORT int symlinkat(const char *target, int dirfd, const char *linkpath)
+{
+	sfs_init();
+	int r = sfs_real.symlinkat(target, dirfd, linkpath);
+	SFS_META_DURABLE(r, sfs_metasync_parent(dirfd, linkpath));
+	return r;
+}
+
+SFS_EXPORT int mknod(const char *path, mode_t mode, dev_t dev)
+{
+	sfs_init();
+	int r = sfs_real.mknod(path, mode, dev);
+	SFS_META_DURABLE(r, sfs_metasync_parent(AT_FDCWD, path));
+	return r;
+}
+
+SFS_EXPORT int mknodat(int dirfd, const char *path, mode_t mode, dev_t dev)
+{
+	sfs_init();
+	int r = sfs_real.mknodat(dirfd, path, mode, dev);
+	SFS_META_DURABLE(r, sfs_metasync_parent(dirfd, path));
+	return r;
+}
+
+/* glibc's mkfifo calls mknod internally, past any interposer. */
+SFS_EXPORT int mkfifo(const char *path, mode_t mode)
+{
+	sfs_init();
+	int r = sfs_real.mkfifo(path, mode);
+	SFS_META_DURABLE(r, sfs_metasync_parent(AT_FDCWD, path));
+	return r;
+}
+
+SFS_EXPORT int mkfifoat(int dirfd, const char *path, mode_t mode)
+{
+	sfs_init();
+	int r = sfs_real.mkfifoat(dirfd, path, mode);
+	SFS_META_DURABLE(r, sfs_metasync_parent(dirfd, path));
+	return r;
+}

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The operation log's on-media format (sync and strict modes).
+ *
+ * A log is a file in <root>/.splitfs, one per process, pre-allocated and
+ * zero-filled (so a synchronous write into it needs no metadata change).
+ * Little-endian, 64-byte units:
+ *
+ *   offset 0     the header record (op SFS_LOG_HEADER): magic, generation
+ *   offset 64..  records: a 64-byte entry, then its payload padded to 64
+ *
+ * Every record carries the log's generation; a checkpoint makes every file
+ * complete and durable, then rewrites the header with the next generation,
+ * which kills all older records at once (the file is reused from offset 64,
+ * never zeroed again). Each record's CRC32C covers the entry (crc field as
+ * zero) and its payload, so a torn record is recognised and skipped. Records
+ * are written by several threads at offsets claimed with compare-and-swap;
+ * recovery orders them by seq.
+ *
+ * Records:
+ *   FILE      binds `file` (an id local to this log and generation) to a
+ *             file: off = inode number, arg = i_generation (or 0), payload =
+ *             its struct file_handle (handle_bytes, handle_type, f_handle)
+ *             followed by the path at the time (NUL-terminated). Long paths
+ *             simply make the payload span more 64-byte units.
+ *   WRITE     file, off, payload = the bytes written there; arg = the file's
+ *             logical size after the write.
+ *   TRUNCATE  file, off = the new size.
+ *   COMMIT    file: everything logged for it before this record is in the
+ *             file itself, durably (after a per-file checkpoint); replay
+ *             skips it. Written by the owner, or by another process that
+ *             took the file over (the registry tells it where the log is). */
+#ifndef SFS_OPLOG_FORMAT_H
+#define SFS_OPLOG_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../util/compiler.h"
+
+#define SFS_LOG_MAGIC 0x31474f4c53465353ull /* "SSFSLOG1" */
+#define SFS_LOG_UNIT 64
+
+enum sfs_log_op {
+	SFS_LOG_HEADER = 1,
+	SFS_LOG_FILE = 2,
+	SFS_LOG_WRITE = 3,
+	SFS_LOG_TRUNCATE = 4,
+	SFS_LOG_COMMIT = 5,
+};
+
+struct sfs_log_entry {
+	uint32_t crc;	  /* CRC32C of the entry (this field 0) and the payload */
+	uint8_t op;	  /* enum sfs_log_op */
+	uint8_t version;  /* 1 */
+	uint16_t reserved;
+	uint32_t payload; /* payload bytes (the record is padded to 64) */
+	uint32_t file;	  /* file id (FILE, WRITE, TRUNCATE, COMMIT) */
+	uint64_t gen;	  /* the log generation this record belongs to */
+	uint64_t seq;	  /* order of the record within its generation */
+	uint64_t off;	  /* WRITE: file offset; TRUNCATE: size; FILE: ino;
+			   * HEADER: SFS_LOG_MAGIC */
+	uint64_t arg;	  /* WRITE: size after; FILE: i_generation; HEADER: log size */
+	uint64_t pid;	  /* the process that wrote it */
+	uint64_t spare;
+};
+static_assert(sizeof(struct sfs_log_entry) == SFS_LOG_UNIT, "a log entry is 64 bytes");
+static_assert(offsetof(struct sfs_log_entry, crc) == 0, "crc first");
+static_assert(offsetof(struct sfs_log_entry, payload) == 8, "entry layout");
+static_assert(offsetof(struct sfs_log_entry, gen) == 16, "entry layout");
+static_assert(offsetof(struct sfs_log_entry, seq) == 24, "entry layout");
+static_assert(offsetof(struct sfs_log_entry, off) == 32, "entry layout");
+static_assert(offsetof(struct sfs_log_entry, arg) == 40, "entry layout");
+
+/* Bytes a record takes in the log. */
+static inline uint64_t sfs_log_record_len(uint32_t payload)
+{
+	return SFS_LOG_UNIT + SFS_ALIGN_UP((uint64_t)payload, (uint64_t)SFS_LOG_UNIT);
+}
+
+/* The CRC of a record (entry with crc zeroed, then payload). */
+uint32_t sfs_log_crc(const struct sfs_log_entry *e, const void *payload);
+
+#endif

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The operation log of sync and strict modes (format.h has the layout).
+ *
+ * Every write to a managed file is first appended to this process's log as
+ * a WRITE record carrying the data, written with one synchronous write
+ * (RWF_DSYNC into pre-zeroed space: a data write and a cache flush, no
+ * metadata), and only then applied to the file's page cache. So a write is
+ * durable when it returns (sync) and, since recovery replays whole records
+ * only, all or nothing after a crash (strict). fsync has nothing left to do.
+ *
+ * A checkpoint (when the log is full, and at exit) fsyncs every file the
+ * log covers and starts a new generation. A file leaving the process (last
+ * close, shared with another process) is fsynced and gets a COMMIT record,
+ * so replay never rewrites it with data that is older than what another
+ * process may write to it later.
+ *
+ * A write holds a ticket from sfs_oplog_write until it has been applied:
+ * a checkpoint waits for every ticket, so no record dies before its data
+ * is in the file. */
+#ifndef SFS_OPLOG_OPLOG_H
+#define SFS_OPLOG_OPLOG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+struct sfs_inode;
+
+/* Whether writes go through the log (sync or strict mode). */
+bool sfs_oplog_on(void);
+
+/* Logs a write of iov (n bytes) at off; size_after is the file's size after
+ * it. Durable on return. Caller holds the inode lock and calls
+ * sfs_oplog_done once the write is applied. -E2BIG: larger than the log. */
+int sfs_oplog_write(struct sfs_inode *in, const struct iovec *iov, int cnt, size_t n, int64_t off,
+		    int64_t size_after);
+int sfs_oplog_truncate(struct sfs_inode *in, int64_t size);
+void sfs_oplog_done(void);
+
+/* Makes the file durable (fsync) and kills its records (COMMIT). Caller
+ * holds the inode lock. */
+int sfs_oplog_commit(struct sfs_inode *in);
+
+/* Process exit (final) or exec: every file durable, the log given back.
+ * After a final close, writes go to their files durably, unlogged. */
+void sfs_oplog_close(bool final);
+
+/* A forked child: the parent's log is not its own. */
+void sfs_oplog_reset_child(void);
+
+/* Another process took over a file this log may hold records for
+ * (registry.c): append a COMMIT record for it to that process's log.
+ * The caller made the file durable first. */
+int sfs_oplog_commit_other(int slot, uint32_t file, int32_t owner);
+
+#endif

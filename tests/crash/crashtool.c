@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Description: the crash harness's workload runner and checker
+ * (tests/crash/README.md).
+ *
+ *   crashtool run WORKLOAD DIR ACKFILE SEED
+ *       runs the workload in DIR until killed, acknowledging to ACKFILE
+ *   crashtool check WORKLOAD DIR ACKFILE MODE KIND
+ *       checks what DIR holds against ACKFILE; MODE posix|sync|strict,
+ *       KIND kill (the process was killed) | power (the machine was)
+ *
+ * WORKLOAD: append | overwrite | mixed. check exits 0 (the mode's
+ * guarantees held), 1 (violations, each printed) or 2 (usage, I/O). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "crash.h"
+
+int violations;
+static int ack_fd = -1;
+
+void violation(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("VIOLATION: ", stdout);
+	vprintf(fmt, ap);
+	fputc('\n', stdout);
+	va_end(ap);
+	violations++;
+}
+
+void ack_open(const char *path)
+{
+	ack_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+	if (ack_fd < 0) {
+		perror(path);
+		exit(2);
+	}
+}
+
+void ack(const char *fmt, ...)
+{
+	char line[256];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0 || n >= (int)sizeof(line) - 1)
+		exit(2);
+	line[n++] = '\n';
+	/* One write of the whole line: a crash leaves it whole or torn at the
+	 * end of the file, never interleaved. */
+	if (write(ack_fd, line, (size_t)n) != n)
+		exit(2);
+}
+
+char **ack_read(const char *path, size_t *n)
+{
+	unsigned char *buf;
+	long len = read_file(path, &buf);
+	*n = 0;
+	if (len < 0)
+		return NULL;
+	size_t cap = 64;
+	char **lines = malloc(cap * sizeof(*lines));
+	char *p = (char *)buf, *end = p + len;
+	while (p < end) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			break; /* a torn last line */
+		*nl = '\0';
+		if (*n + 1 >= cap)
+			lines = realloc(lines, (cap *= 2) * sizeof(*lines));
+		lines[(*n)++] = p;
+		p = nl + 1;
+	}
+	lines[*n] = NULL;
+	return lines;
+}
+
+long read_file(const char *path, unsigned char **buf)
+{
+	*buf = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	if (fstat(fd, &st) != 0) {
+		close(fd);
+		return -1;
+	}
+	*buf = malloc((size_t)st.st_size + 1);
+	long got = 0;
+	while (got < st.st_size) {
+		ssize_t r = pread(fd, *buf + got, (size_t)(st.st_size - got), got);
+		if (r <= 0)
+			break;
+		got += r;
+	}
+	close(fd);
+	return got;
+}
+
+uint32_t mix32(uint32_t x)
+{
+	x ^= x >> 16;
+	x *= 0x7feb352du;
+	x ^= x >> 15;
+	x *= 0x846ca68bu;
+	x ^= x >> 16;
+	return x;
+}
+
+uint32_t crc32_sw(uint32_t crc, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	crc = ~crc;
+	for (size_t i = 0; i < n; i++) {
+		crc ^= b[i];
+		for (int k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1u)));
+	}
+	return ~crc;
+}
+
+void fill_stream(unsigned char *buf, size_t n, uint32_t stream, uint64_t at)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t pos = at + i;
+		uint32_t w = mix32((uint32_t)(pos >> 2) ^ mix32(stream));
+		buf[i] = (unsigned char)(w >> (8 * (pos & 3)));
+	}
+}
+
+uint32_t rnd(uint64_t *s)
+{
+	uint64_t x = *s;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	*s = x;
+	return (uint32_t)(x >> 16);
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: crashtool run WORKLOAD DIR ACKFILE SEED\n"
+			"       crashtool check WORKLOAD DIR ACKFILE posix|sync|strict kill|power\n");
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 5)
+		return usage();
+	const char *wl = argv[2], *dir = argv[3], *acks = argv[4];
+	if (strcmp(argv[1], "run") == 0 && argc == 6) {
+		uint64_t seed = strtoull(argv[5], NULL, 0) * 2654435761u + 1;
+		ack_open(acks);
+		if (strcmp(wl, "append") == 0)
+			return run_append(dir, seed);
+		if (strcmp(wl, "overwrite") == 0)
+			return run_overwrite(dir, seed);
+		if (strcmp(wl, "mixed") == 0)
+			return run_mixed(dir, seed);
+		return usage();
+	}
+	if (strcmp(argv[1], "check") != 0 || argc != 7)
+		return usage();
+	enum crash_mode m;
+	if (strcmp(argv[5], "posix") == 0)
+		m = MODE_POSIX;
+	else if (strcmp(argv[5], "sync") == 0)
+		m = MODE_SYNC;
+	else if (strcmp(argv[5], "strict") == 0)
+		m = MODE_STRICT;
+	else
+		return usage();
+	enum crash_kind k = strcmp(argv[6], "power") == 0 ? KIND_POWER : KIND_KILL;
+	size_t n;
+	char **lines = ack_read(acks, &n);
+	if (!lines && errno != ENOENT) {
+		perror(acks);
+		return 2;
+	}
+	if (!lines) { /* killed before it started: nothing acknowledged */
+		lines = calloc(1, sizeof(*lines));
+		n = 0;
+	}
+	int rc;
+	if (strcmp(wl, "append") == 0)
+		rc = check_append(dir, lines, n, m, k);
+	else if (strcmp(wl, "overwrite") == 0)
+		rc = check_overwrite(dir, lines, n, m, k);
+	else if (strcmp(wl, "mixed") == 0)
+		rc = check_mixed(dir, lines, n, m, k);
+	else
+		return usage();
+	if (rc)
+		return rc;
+	return violations ? 1 : 0;
+}

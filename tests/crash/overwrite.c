@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The overwriter: over.dat holds NSLOT slots of SLOTPAGES pages. It is
+ * written whole (version 0) and fsynced first ("I"), then slots chosen at
+ * random are rewritten whole with the next version, one pwrite, pwritev or
+ * lseek+write per slot, fsync every 1-8 writes. Every page carries its
+ * slot, version, page number and a CRC, so each page tells which write it
+ * came from.
+ *
+ * Guarantees checked, per slot (lo = the newest version acknowledged as
+ * durable, hi = the newest begun):
+ *   all modes   every page is an intact page of this slot with a version in
+ *               [lo, hi]
+ *   posix       lo: the last version an fsync returned for (a power cut);
+ *               the last version written (a killed process: overwrites are
+ *               in the page cache)
+ *   sync        lo: the last version whose write returned
+ *   strict      as sync, and all pages of the slot of one version (a write
+ *               is all or nothing) */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "crash.h"
+
+#define NSLOT 64
+#define SLOTPAGES 4
+#define PAGE 4096
+#define SLOT (SLOTPAGES * PAGE)
+#define MAGIC 0x5245564fu /* "OVER" */
+
+struct page_hdr {
+	uint32_t magic, slot, version, page, crc;
+};
+
+static void make_slot(unsigned char *buf, uint32_t slot, uint32_t version)
+{
+	for (uint32_t p = 0; p < SLOTPAGES; p++) {
+		unsigned char *pg = buf + p * PAGE;
+		struct page_hdr h = {MAGIC, slot, version, p, 0};
+		fill_stream(pg + sizeof(h), PAGE - sizeof(h), mix32(slot << 20 ^ version << 3 ^ p), 0);
+		h.crc = crc32_sw(crc32_sw(0, &h, 16), pg + sizeof(h), PAGE - sizeof(h));
+		memcpy(pg, &h, sizeof(h));
+	}
+}
+
+int run_overwrite(const char *dir, uint64_t seed)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/over.dat", dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return perror(path), 2;
+	unsigned char *buf = malloc(SLOT);
+	uint32_t ver[NSLOT] = {0};
+	for (uint32_t s = 0; s < NSLOT; s++) {
+		make_slot(buf, s, 0);
+		if (pwrite(fd, buf, SLOT, (off_t)s * SLOT) != SLOT)
+			return perror("pwrite"), 2;
+	}
+	if (fsync(fd) != 0)
+		return perror("fsync"), 2;
+	ack("I");
+	unsigned every = 1 + rnd(&seed) % 8;
+	for (unsigned i = 0;; i++) {
+		uint32_t s = rnd(&seed) % NSLOT, v = ++ver[s];
+		make_slot(buf, s, v);
+		ack("B %u %u", s, v);
+		ssize_t w;
+		off_t at = (off_t)s * SLOT;
+		switch (rnd(&seed) % 3) {
+		case 0:
+			w = pwrite(fd, buf, SLOT, at);
+			break;
+		case 1: {
+			struct iovec iv[SLOTPAGES];
+			for (int p = 0; p < SLOTPAGES; p++)
+				iv[p] = (struct iovec){buf + p * PAGE, PAGE};
+			w = pwritev(fd, iv, SLOTPAGES, at);
+			break;
+		}
+		default:
+			w = lseek(fd, at, SEEK_SET) == at ? write(fd, buf, SLOT) : -1;
+		}
+		if (w != SLOT)
+			return perror("write"), 2;
+		ack("W %u %u", s, v);
+		if (i % every == every - 1) {
+			if (fsync(fd) != 0)
+				return perror("fsync"), 2;
+			ack("S");
+		}
+	}
+}
+
+int check_overwrite(const char *dir, char **acks, size_t n, enum crash_mode m, enum crash_kind k)
+{
+	long began[NSLOT], wrote[NSLOT], synced[NSLOT];
+	bool init = false;
+	for (int s = 0; s < NSLOT; s++)
+		began[s] = wrote[s] = synced[s] = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned s, v;
+		if (strcmp(acks[i], "I") == 0) {
+			init = true;
+		} else if (sscanf(acks[i], "B %u %u", &s, &v) == 2 && s < NSLOT) {
+			began[s] = v;
+		} else if (sscanf(acks[i], "W %u %u", &s, &v) == 2 && s < NSLOT) {
+			wrote[s] = v;
+		} else if (strcmp(acks[i], "S") == 0) {
+			memcpy(synced, wrote, sizeof(synced));
+		}
+	}
+	if (!init) {
+		printf("overwrite: killed before the file was complete: nothing to check\n");
+		return 0;
+	}
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/over.dat", dir);
+	unsigned char *data;
+	long size = read_file(path, &data);
+	if (size != (long)NSLOT * SLOT) {
+		violation("over.dat: %ld bytes, it was %d when fsynced", size, NSLOT * SLOT);
+		free(data);
+		return 0;
+	}
+	long torn = 0, newer = 0;
+	for (int s = 0; s < NSLOT; s++) {
+		long lo = (m == MODE_POSIX && k == KIND_POWER) ? synced[s] : wrote[s];
+		long hi = began[s], first = -1;
+		for (int p = 0; p < SLOTPAGES; p++) {
+			unsigned char *pg = data + (long)s * SLOT + p * PAGE;
+			struct page_hdr h;
+			memcpy(&h, pg, sizeof(h));
+			uint32_t crc = h.crc;
+			h.crc = 0;
+			if (h.magic != MAGIC || h.slot != (uint32_t)s || h.page != (uint32_t)p ||
+			    crc != crc32_sw(crc32_sw(0, &h, 16), pg + sizeof(h), PAGE - sizeof(h))) {
+				violation("over.dat: slot %d page %d is not an intact page of that slot "
+					  "(%s)", s, p, pg[100] == 0 && pg[2000] == 0 ? "zeros" : "garbage");
+				continue;
+			}
+			if ((long)h.version < lo || (long)h.version > hi)
+				violation("over.dat: slot %d page %d has version %u; acknowledged %ld, "
+					  "begun %ld", s, p, h.version, lo, hi);
+			if (first < 0)
+				first = h.version;
+			else if (first != (long)h.version)
+				torn++;
+			if ((long)h.version > wrote[s])
+				newer++;
+			if (first >= 0 && first != (long)h.version && m == MODE_STRICT)
+				violation("over.dat: slot %d is torn (page 0 version %ld, page %d version "
+					  "%u): strict writes are all or nothing", s, first, p, h.version);
+		}
+	}
+	printf("overwrite: %d slots checked, %ld torn pages (allowed outside strict), %ld pages of "
+	       "an unacknowledged write\n", NSLOT, torn, newer);
+	free(data);
+	return 0;
+}
