@@ -102,11 +102,13 @@ for w in "${workloads[@]}"; do
 			dir=$MNT/bench.$w.$c.$rep
 			rm -rf "$dir"
 			mkdir -p "$dir"
-			sync
+			# This file system's dirty data out, clean caches dropped (a
+			# global sync could wait on other file systems for seconds).
+			sync -f "$MNT"
 			echo 3 >/proc/sys/vm/drop_caches 2>/dev/null
 			stats=$OUT/stats/$w.$c.$rep.txt
 			RUN=$(prefix "$c") BENCH_DIR=$dir SPLITFS_STATS=$([ "$c" = kernel ] && echo 0 || echo 1) \
-				SPLITFS_STATS_FILE=$stats timeout "${BENCH_TIMEOUT:-1800}" \
+				SPLITFS_STATS_FILE=$stats timeout -k 10 "${BENCH_TIMEOUT:-1800}" \
 				bash "bench/workloads/$w.sh" 2>"$OUT/stats/$w.$c.$rep.err" |
 				grep '^{' | sed "s/^{/{\"workload\":\"$w\",\"config\":\"$c\",\"rep\":$rep,/" >>"$raw"
 			st=${PIPESTATUS[0]}

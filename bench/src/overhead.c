@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Description: Table 1 of the SplitFS paper, software overhead of a 4 KiB
+ * operation: its latency minus the cost of the 4 KiB memcpy it cannot avoid.
+ * In one process:
+ *   - the timer itself (two back-to-back clock_gettime), subtracted from
+ *     every median below so the numbers are the operation alone;
+ *   - memcpy of 4 KiB from a hot buffer (same 4 KiB source and destination)
+ *     and from a cold one (4 KiB blocks in random order from a COLD_MiB
+ *     buffer, much larger than the last-level cache, into a hot one);
+ *   - append: write() of 4 KiB to a fresh file, FILE_MiB in all, no fsync;
+ *   - then fsync, close, reopen (an existing, cached file) and time 4 KiB
+ *     pread at random 4 KiB-aligned offsets, then 4 KiB pwrite likewise.
+ * Each latency is timed alone; the median is reported (the mean of the
+ * appends too: it carries the occasional relink / writeback the median
+ * hides). overhead = median - memcpy_cold median; "overhead_ns" is the
+ * append's, as in the paper's Table 1. One JSON line per number, ns.
+ *   overhead DIR [FILE_MiB] [SAMPLES] [COLD_MiB]    default 256 65536 1024 */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define OP 4096
+
+static inline uint64_t now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median(uint64_t *v, long n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp);
+	return n % 2 ? (double)v[n / 2] : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2;
+}
+
+static double mean(const uint64_t *v, long n)
+{
+	double s = 0;
+	for (long i = 0; i < n; i++)
+		s += (double)v[i];
+	return s / (double)n;
+}
+
+static void emit(const char *metric, double ns)
+{
+	printf("{\"metric\":\"%s\",\"value\":%.1f,\"unit\":\"ns\",\"better\":\"lower\"}\n", metric, ns);
+	fflush(stdout);
+}
+
+/* xorshift64*: a fixed sequence, the same in every configuration. */
+static uint64_t rng = 0x9e3779b97f4a7c15u;
+static uint64_t rnd(void)
+{
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return rng * 2685821657736338717u;
+}
+
+/* Through a volatile pointer: the compiler can neither drop nor inline it. */
+static void *(*volatile copy)(void *, const void *, size_t) = memcpy;
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: overhead DIR [FILE_MiB] [SAMPLES] [COLD_MiB]\n");
+		return 2;
+	}
+	long file_mib = argc > 2 ? atol(argv[2]) : 256;
+	long samples = argc > 3 ? atol(argv[3]) : 65536;
+	long cold_mib = argc > 4 ? atol(argv[4]) : 1024;
+	long nblocks = file_mib * (1 << 20) / OP;
+	if (nblocks < 1 || samples < 1 || cold_mib < 1)
+		return 2;
+	long nmax = nblocks > samples ? nblocks : samples;
+	uint64_t *t = malloc(sizeof(*t) * (size_t)nmax);
+	static char hot[OP] __attribute__((aligned(4096))), dst[OP] __attribute__((aligned(4096)));
+	memset(hot, 'h', sizeof(hot));
+	memset(dst, 'd', sizeof(dst));
+	if (!t)
+		return 1;
+
+	/* The timer: median of back-to-back reads. */
+	for (long i = 0; i < samples; i++) {
+		uint64_t a = now();
+		t[i] = now() - a;
+	}
+	double timer = median(t, samples);
+	emit("timer_ns", timer);
+
+	/* memcpy, hot: 4 KiB to 4 KiB, both in L1/L2. */
+	for (long i = 0; i < samples; i++) {
+		uint64_t a = now();
+		copy(dst, hot, OP);
+		__asm__ volatile("" ::: "memory");
+		t[i] = now() - a;
+	}
+	emit("memcpy_hot_ns", median(t, samples) - timer);
+
+	/* memcpy, cold: random 4 KiB blocks of a buffer much larger than the LLC
+	 * (each block is used once per pass, so it comes from DRAM). */
+	size_t cold_len = (size_t)cold_mib << 20;
+	long cold_blocks = (long)(cold_len / OP);
+	char *cold = aligned_alloc(OP, cold_len);
+	if (!cold)
+		return 1;
+	memset(cold, 'c', cold_len);
+	double cold_med;
+	{
+		long n = samples < cold_blocks ? samples : cold_blocks;
+		long *order = malloc(sizeof(long) * (size_t)cold_blocks);
+		for (long i = 0; i < cold_blocks; i++)
+			order[i] = i;
+		for (long i = cold_blocks - 1; i > 0; i--) {
+			long j = (long)(rnd() % (uint64_t)(i + 1)), x = order[i];
+			order[i] = order[j];
+			order[j] = x;
+		}
+		for (long i = 0; i < n; i++) {
+			const char *src = cold + (size_t)order[i] * OP;
+			uint64_t a = now();
+			copy(dst, src, OP);
+			__asm__ volatile("" ::: "memory");
+			t[i] = now() - a;
+		}
+		cold_med = median(t, n) - timer;
+		free(order);
+	}
+	free(cold);
+	emit("memcpy_cold_ns", cold_med);
+
+	/* Appends to a fresh file. */
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/overhead.dat", argv[1]);
+	unlink(path);
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0) {
+		perror(path);
+		return 1;
+	}
+	for (long i = 0; i < nblocks; i++) {
+		hot[0] = (char)i;
+		uint64_t a = now();
+		if (write(fd, hot, OP) != OP) {
+			perror("write");
+			return 1;
+		}
+		t[i] = now() - a;
+	}
+	double amean = mean(t, nblocks) - timer, amed = median(t, nblocks) - timer;
+	emit("append_4k_ns", amed);
+	emit("append_4k_mean_ns", amean);
+	emit("overhead_ns", amed - cold_med);
+	if (fsync(fd) != 0 || close(fd) != 0) {
+		perror("fsync/close");
+		return 1;
+	}
+
+	/* The same file, existing and in the page cache: random 4 KiB reads. */
+	fd = open(path, O_RDWR);
+	if (fd < 0) {
+		perror(path);
+		return 1;
+	}
+	for (long i = 0; i < samples; i++) {
+		off_t off = (off_t)(rnd() % (uint64_t)nblocks) * OP;
+		uint64_t a = now();
+		if (pread(fd, dst, OP, off) != OP) {
+			perror("pread");
+			return 1;
+		}
+		t[i] = now() - a;
+	}
+	double rmed = median(t, samples) - timer;
+	emit("read_4k_ns", rmed);
+	emit("read_overhead_ns", rmed - cold_med);
+
+	/* Random 4 KiB overwrites, no fsync. */
+	for (long i = 0; i < samples; i++) {
+		off_t off = (off_t)(rnd() % (uint64_t)nblocks) * OP;
+		hot[0] = (char)i;
+		uint64_t a = now();
+		if (pwrite(fd, hot, OP, off) != OP) {
+			perror("pwrite");
+			return 1;
+		}
+		t[i] = now() - a;
+	}
+	double wmed = median(t, samples) - timer;
+	emit("overwrite_4k_ns", wmed);
+	emit("overwrite_overhead_ns", wmed - cold_med);
+	close(fd);
+	unlink(path);
+	free(t);
+	return 0;
+}

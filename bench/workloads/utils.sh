@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Metadata-heavy utilities (the paper's §5 utilities: git, tar, rsync) on a
+# generated tree on the image: FILES files of 0-64 KiB of text in DIRS
+# directories (bench/src/mktree.c, deterministic, made without the library).
+# Each step is one timed command under $RUN, after a `sync -f` of the image:
+#   tar_create     tar -cf of the tree into an archive on the image
+#   tar_extract    tar -xf of that archive into another directory
+#   rsync          rsync -a of the tree into another directory
+#   git_add_commit git add -A and git commit in the tree (after git init)
+# Seconds, lower is better. Each copy is compared with the tree (diff -r),
+# and the repository is checked (git fsck, the index lists every file, the
+# work tree is clean), without the library; a failed step or check exits
+# non-zero and prints nothing.
+# needs: tar git rsync diff bc
+set -eu -o pipefail
+shopt -s inherit_errexit
+case $BENCH_SCALE in
+smoke) files=300 dirs=10 ;;
+quick) files=600 dirs=30 ;;
+*) files=3000 dirs=100 ;;
+esac
+tmp=$(mktemp -d /tmp/splitfs-bench-utils.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+# git reads no system or user configuration; fixed identities and dates.
+export GIT_CONFIG_NOSYSTEM=1 HOME=$tmp XDG_CONFIG_HOME=$tmp \
+	GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@localhost GIT_AUTHOR_DATE='2020-01-01T00:00:00Z' \
+	GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@localhost GIT_COMMITTER_DATE='2020-01-01T00:00:00Z'
+
+D=$BENCH_DIR
+"$BENCH_BIN/mktree" "$D/tree" "$files" "$dirs" 64
+
+results=
+# timed METRIC CMD...: runs CMD (already prefixed with $RUN where wanted),
+# adds its wall time in seconds to the results.
+timed() {
+	local metric=$1 t0 t1
+	shift
+	sync -f "$D"
+	t0=$(date +%s%N)
+	"$@"
+	t1=$(date +%s%N)
+	results+=$(printf '{"metric":"%s","value":%.4f,"unit":"s","better":"lower"}' "$metric" \
+		"$(echo "($t1 - $t0) / 1000000000" | bc -l)")$'\n'
+}
+same() { diff -r "$1" "$2" >/dev/null || { echo "utils: $2 differs from $1" >&2; exit 1; }; }
+
+timed tar_create $RUN tar -cf "$D/tree.tar" -C "$D" tree
+mkdir "$D/untar"
+timed tar_extract $RUN tar -xf "$D/tree.tar" -C "$D/untar"
+same "$D/tree" "$D/untar/tree"
+
+timed rsync $RUN rsync -a "$D/tree/" "$D/rsync/"
+same "$D/tree" "$D/rsync"
+
+cd "$D/tree"
+$RUN git init -q
+g() { $RUN git -c gc.auto=0 -c maintenance.auto=false "$@"; }
+git_add_commit() { g add -A && g commit -q -m tree; }
+timed git_add_commit git_add_commit
+git fsck --no-progress --no-dangling
+n=$(git ls-files | wc -l)
+[ "$n" = "$files" ] || { echo "utils: git lists $n files, the tree has $files" >&2; exit 1; }
+[ -z "$(git status --porcelain)" ] || { echo "utils: git status shows changes after the commit" >&2; exit 1; }
+
+printf '%s' "$results"
