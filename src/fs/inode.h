@@ -201,6 +201,9 @@ void sfs_demoted_add(dev_t dev, ino_t ino);
 /* A forked child registers itself for every file it inherited. */
 void sfs_demoted_pin_all(void);
 
+/* A forked child: the sets' locks are usable again (kernel_files.c). */
+void sfs_kernel_sets_reset(void);
+
 /* Files on which the process took POSIX record locks (through any
  * descriptor): the library must not close a descriptor of them while the
  * application may hold locks (a close drops them all). */
