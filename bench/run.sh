@@ -34,7 +34,7 @@ ONLY=
 CONFIGS="kernel posix sync strict"
 while [ $# -gt 0 ]; do
 	case $1 in
-	--quick) SCALE=quick; REPS=3 ;;
+	--quick) SCALE=quick; REPS=1 ;;
 	--smoke) SCALE=smoke; REPS=1 ;;
 	--reps) REPS=$2; shift ;;
 	--only) ONLY=$2; shift ;;
