@@ -3,7 +3,7 @@
 # What the benchmarks need beyond the tests: matplotlib for the plots, and
 # the applications they run.
 set -eu
-"$(dirname "$0")/../tests/deps.sh"
+[ -n "${SFS_BENCH_DEPS:-}" ] || SFS_BENCH_DEPS=1 "$(dirname "$0")/../tests/deps.sh"
 need=()
 PY=$([ -x /usr/bin/python3 ] && echo /usr/bin/python3 || echo python3)
 "$PY" -c 'import matplotlib' 2>/dev/null || need+=(python3-matplotlib)

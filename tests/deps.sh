@@ -42,7 +42,8 @@ if ! have fsx || ! have pjdfstest; then
 fi
 # pjdfstest switches to these users when run as root.
 id tests >/dev/null 2>&1 || useradd -M -U -s /usr/sbin/nologin -c "pjdfstest dummy user" tests
-# The bench code has a smoke test (tests/suites/bench-smoke.sh).
-"$(dirname "$0")/../bench/deps.sh"
+# The bench code has a smoke test (tests/suites/bench-smoke.sh): its own
+# packages (bench/deps.sh runs this script first, so only its part here).
+[ -n "${SFS_BENCH_DEPS:-}" ] || SFS_BENCH_DEPS=1 "$(dirname "$0")/../bench/deps.sh"
 "$(dirname "$0")/lab/setup.sh" || echo "deps: the lab (QEMU guest) is not available: the powercut suite will skip"
 exit 0

@@ -139,8 +139,13 @@ void sfs_demote_inherited(void)
 		struct stat st;
 		if (e->d_name[0] == '.' || fd == self || sfs_real.fstat(fd, &st) != 0)
 			continue;
-		if (S_ISREG(st.st_mode) && st.st_dev == sfs_g.root_dev)
-			sfs_demoted_add(st.st_dev, st.st_ino);
+		if (!S_ISREG(st.st_mode) || st.st_dev != sfs_g.root_dev)
+			continue;
+		sfs_demoted_add(st.st_dev, st.st_ino);
+		/* Sync/strict: what this program writes there is durable per
+		 * call, as on its own files. */
+		if (sfs_oplog_on() && (sfs_real.fcntl(fd, F_GETFL) & O_ACCMODE) != O_RDONLY)
+			sfs_fd_set_dsync(fd, true);
 	}
 	closedir(d);
 }

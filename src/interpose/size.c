@@ -7,6 +7,7 @@
 
 #include "../fs/flush.h"
 #include "../fs/inode.h"
+#include "../oplog/oplog.h"
 #include "wrap.h"
 
 SFS_EXPORT off_t lseek(int fd, off_t off, int whence)
@@ -54,6 +55,29 @@ SFS_EXPORT int ftruncate64(int fd, off_t len)
 	return ftruncate_impl(sfs_real.ftruncate64, fd, len);
 }
 
+/* Sync/strict, a file this process does not have open: the kernel zeroes
+ * the tail of the new last block before the new size is in its journal, so
+ * a crash in between would leave neither state. Opened for the time of the
+ * call, the file is truncated the library's way (the TRUNCATE record first,
+ * which recovery redoes), then closed (durable, the record retired).
+ * SFS_E_KERNEL when it cannot be opened for writing. */
+static long truncate_logged(const char *path, off_t len)
+{
+	int fd = sfs_real.open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return SFS_E_KERNEL;
+	sfs_manage(fd, O_WRONLY);
+	struct sfs_file *f = sfs_fd_get(fd);
+	long r = f ? sfs_inode_truncate(f->inode, fd, NULL, len) : SFS_E_KERNEL;
+	if (f)
+		sfs_file_put(f);
+	f = sfs_fd_remove(fd);
+	int c = f ? sfs_file_close(fd, f) : sfs_real.close(fd);
+	if (r == 0 && c != 0)
+		r = -errno;
+	return r;
+}
+
 /* truncate(path) of a file this process has open: relink first. */
 static int truncate_impl(int (*real)(const char *, off_t), const char *path, off_t len)
 {
@@ -68,6 +92,8 @@ static int truncate_impl(int (*real)(const char *, off_t), const char *path, off
 	if (in) {
 		r = sfs_inode_truncate(in, -1, path, len);
 		sfs_inode_put(in);
+	} else if (mine && S_ISREG(st.st_mode) && st.st_dev == sfs_g.root_dev && sfs_oplog_on()) {
+		r = truncate_logged(path, len);
 	}
 	if (r != SFS_E_KERNEL)
 		return (int)sfs_ret(r);

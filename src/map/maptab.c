@@ -36,16 +36,23 @@ static _Atomic(char *) *leaf(struct sfs_maptab *t, uint64_t idx, bool create)
 	return expect;
 }
 
-/* A slot holds NULL (never touched), TOUCHED (touched once, not mapped) or
- * the chunk's address. */
-#define TOUCHED ((char *)1)
+/* A slot holds NULL (never touched), a count 1..MAP_AFTER-1 (touched that
+ * many times, not mapped) or the chunk's address. A chunk is mapped on its
+ * MAP_AFTER-th touch: a small file read or written a few times (tar, git,
+ * rsync) costs a pread or pwrite each, less than an mmap, its page faults
+ * and the munmap. */
+#define MAP_AFTER 4
+static bool touch_count(const char *p)
+{
+	return (uintptr_t)p < MAP_AFTER;
+}
 
 char *sfs_map_peek(struct sfs_maptab *t, uint64_t off)
 {
 	uint64_t idx = off >> sfs_g.map_shift;
 	_Atomic(char *) *l = leaf(t, idx, false);
 	char *p = l ? atomic_load_explicit(&l[idx % SFS_MAP_FANOUT], memory_order_acquire) : NULL;
-	return p == TOUCHED ? NULL : p;
+	return touch_count(p) ? NULL : p;
 }
 
 char *sfs_map_get(struct sfs_maptab *t, int fd, uint64_t off, int prot, bool lazy, int *err)
@@ -58,10 +65,10 @@ char *sfs_map_get(struct sfs_maptab *t, int fd, uint64_t off, int prot, bool laz
 	}
 	_Atomic(char *) *slot = &l[idx % SFS_MAP_FANOUT];
 	char *p = atomic_load_explicit(slot, memory_order_acquire);
-	if (p && p != TOUCHED)
+	if (!touch_count(p))
 		return p;
-	if (lazy && !p) {
-		atomic_compare_exchange_strong(slot, &p, TOUCHED);
+	if (lazy && (uintptr_t)p < MAP_AFTER - 1) {
+		atomic_compare_exchange_strong(slot, &p, p + 1);
 		*err = -EAGAIN;
 		return NULL;
 	}
@@ -79,7 +86,7 @@ char *sfs_map_get(struct sfs_maptab *t, int fd, uint64_t off, int prot, bool laz
 		return NULL;
 	}
 	char *expect = atomic_load(slot);
-	if (expect && expect != TOUCHED) {
+	if (!touch_count(expect)) {
 		munmap(m, len);
 		atomic_fetch_sub(&nmapped, 1);
 		return expect;
@@ -103,7 +110,7 @@ static void walk(struct sfs_maptab *t, bool unmap)
 			continue;
 		for (int j = 0; j < SFS_MAP_FANOUT; j++) {
 			char *p = atomic_load(&l[j]);
-			if (p && p != TOUCHED && unmap) {
+			if (!touch_count(p) && unmap) {
 				munmap(p, len);
 				atomic_fetch_sub(&nmapped, 1);
 			}

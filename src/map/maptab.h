@@ -22,9 +22,10 @@ struct sfs_maptab {
 /* The base address of the chunk holding file offset off, mapping it from fd
  * with prot. Returns NULL and sets *err (-ENOMEM when the budget is spent,
  * -EFBIG past the radix, or mmap's error).
- * lazy: the first touch of a chunk only marks it (-EAGAIN: the caller uses
- * pread/pwrite); the second maps it. A one-off small access then costs one
- * system call instead of an mmap, faults and an munmap later. */
+ * lazy: the first touches of a chunk only count (-EAGAIN: the caller uses
+ * pread/pwrite); the fourth maps it (MAP_AFTER in maptab.c). A few small
+ * accesses then cost a system call each instead of an mmap, faults and an
+ * munmap later. */
 char *sfs_map_get(struct sfs_maptab *t, int fd, uint64_t off, int prot, bool lazy, int *err);
 
 /* The chunk if already mapped, else NULL; never maps. */

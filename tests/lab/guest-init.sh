@@ -1,0 +1,21 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# The lab (tests/lab/setup.sh): runs as PID 1 inside the guest, chrooted into
+# the host's root (read-only 9p). Loads virtio_blk and xfs, runs
+# /run/share/job.sh (output to /run/share/job.log and the console), and
+# powers off. Write only to /run, /tmp, /var/tmp, /dev/shm, the share
+# (/run/share) or a disk the job mounts.
+# Adapted from the team's lab tools (/work/shared/tools/daxlab/guest-init.sh).
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root TERM=dumb
+echo "guest-init: uptime $(cut -d' ' -f1 /proc/uptime)s kernel $(uname -r)"
+modprobe -a virtio_blk xfs
+if [ -f /run/share/job.sh ]; then
+	sh /run/share/job.sh >/run/share/job.log 2>&1
+	echo "guest-init: job rc=$? at uptime $(cut -d' ' -f1 /proc/uptime)s"
+	cat /run/share/job.log
+else
+	setsid sh -c 'exec sh </dev/ttyS0 >/dev/ttyS0 2>&1'
+fi
+sync
+echo o >/proc/sysrq-trigger
+sleep 5

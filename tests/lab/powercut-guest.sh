@@ -1,0 +1,162 @@
+# SPDX-License-Identifier: Apache-2.0
+# The guest side of tests/suites/powercut.sh (run by tests/lab/guest-init.sh
+# as the share's job.sh, once per boot). The host writes /run/share/plan:
+#   CUT=k LAST=0|1 REPO=... BUILD=... MODES="..."
+#   START="mode:workload:seed ..."   (the workloads this boot starts)
+# Boot k:
+#   1. mounts /dev/vda on /run/lab (XFS replays its log: the power cut is
+#      over), runs `splitfs recover --root /run/lab/MODE` for every mode
+#      (each mode has its own root, so its own .splitfs and logs), then checks
+#      cut k-1's workloads (KIND=power) and its two sanity writes.
+#      The last boot then unmounts the file system cleanly.
+#   2. unless LAST: writes sanity.k (4 MiB, never fsynced), starts one
+#      workload per mode under SplitFS in /run/lab/MODE/ck, acking to
+#      /run/share/ack.k.MODE, waits for their first acknowledgements (at most
+#      a few seconds), writes 4 MiB to the raw /dev/vdb without a sync,
+#      writes /run/share/ready.k and sleeps until the host cuts the power.
+# Results for the host: /run/share/results.k, lines
+#   RECOVER mode=M rc=RC
+#   RESULT cut=C mode=M wl=W seed=S recover=RC check=RC
+#   SANITY cut=C fs_size=BYTES raw_lines=GOT/WANT
+#                                 (the sanity file's size, -1: gone; the
+#                                 raw write's lines found on /dev/vdb)
+#   ERROR boot K: text            (mount or umount failure, XFS errors in dmesg)
+# and per mode recover.k.M, check.C.M, run.C.M (the workload's output);
+# trace.k: the kernel's trace of write-backs before cut k.
+# A failing workload's directory is copied to /run/share/fail/cC.M.
+set -u
+S=/run/share
+. $S/plan
+M=/run/lab
+CLI=$BUILD/splitfs
+TOOL=$BUILD/crash/crashtool
+SQL=$REPO/tests/crash/sqlwork.py
+PY=/usr/bin/python3
+SANITY_BYTES=4194304
+up() { cut -d' ' -f1 /proc/uptime; }
+res=$S/results.$CUT
+: >"$res.tmp"
+echo "boot $CUT: job starts at uptime $(up)s"
+mkdir -p $M
+if ! mount /dev/vda $M; then
+	echo "ERROR boot $CUT: mount /dev/vda failed: $(dmesg | grep -i xfs | tail -n 3 | tr '\n' ' ')" >>"$res.tmp"
+	mv "$res.tmp" "$res"
+	exit 1
+fi
+echo "boot $CUT: mounted at $(up)s"
+dmesg | grep -E 'XFS \(vda\).*(recover|Ending)' | tail -n 3
+
+# --- 1. recovery, then cut CUT-1's checks ---------------------------------------
+P=$((CUT - 1))
+for mode in $MODES; do
+	mkdir -p $M/$mode
+	"$CLI" recover --root $M/$mode >$S/recover.$CUT.$mode 2>&1
+	echo "RECOVER mode=$mode rc=$?" >>"$res.tmp"
+done
+echo "boot $CUT: recovered at $(up)s"
+if [ -f $S/started.$P ]; then
+	while read -r mode wl seed; do
+		d=$M/$mode/c$P
+		ack=$S/ack.$P.$mode
+		rrc=$(sed -n "s/^RECOVER mode=$mode rc=//p" "$res.tmp")
+		if [ "$wl" = sqlite ]; then
+			"$PY" "$SQL" check "$d" "$ack" "$mode" power </dev/null >$S/check.$P.$mode 2>&1
+		else
+			"$TOOL" check "$wl" "$d" "$ack" "$mode" power </dev/null >$S/check.$P.$mode 2>&1
+		fi
+		crc=$?
+		echo "RESULT cut=$P mode=$mode wl=$wl seed=$seed recover=$rrc check=$crc" >>"$res.tmp"
+		if [ "$crc" = 0 ] && [ "$rrc" = 0 ]; then
+			rm -rf "$d"
+		else
+			mkdir -p $S/fail && cp -a "$d" $S/fail/c$P.$mode
+		fi
+	done <$S/started.$P
+	size=-1
+	[ -e $M/sanity.$P ] && size=$(stat -c %s $M/sanity.$P)
+	want=$(yes "cut $P" | head -c $SANITY_BYTES | grep -c "^cut $P\$")
+	got=$(head -c $SANITY_BYTES /dev/vdb | grep -a -c "^cut $P\$")
+	echo "SANITY cut=$P fs_size=$size raw_lines=$got/$want" >>"$res.tmp"
+	rm -f $M/sanity.$P
+fi
+# The kernel's word on the file system (log recovery, the checks' reads).
+dmesg | grep -iE 'XFS \(vda\).*(corrupt|error|shut ?down|unmount and run xfs_repair)' | head -n 5 |
+	sed "s/^/ERROR boot $CUT: kernel: /" >>"$res.tmp"
+echo "boot $CUT: checked at $(up)s"
+if [ "$LAST" = 1 ]; then
+	# A clean unmount: the host then checks the file system (xfs_repair -n).
+	umount $M || echo "ERROR boot $CUT: umount failed" >>"$res.tmp"
+	mv "$res.tmp" "$res"
+	exit 0
+fi
+mv "$res.tmp" "$res"
+
+# --- 2. the next cut's workloads --------------------------------------------------
+# The file-system sanity file: written, never fsynced, so the cut loses it
+# (or its end) unless something writes it back first; the kernel's trace of
+# its write-back (and of syncfs/sync calls and write-back starts) goes to the
+# share to say who.
+touch $M/sanity.$CUT
+TR=/sys/kernel/tracing
+if { [ -e $TR/trace_pipe ] || mount -t tracefs nodev $TR; } 2>/dev/null &&
+	echo "ino == $(stat -c %i $M/sanity.$CUT)" >$TR/events/xfs/xfs_map_blocks_alloc/filter; then
+	for e in xfs/xfs_map_blocks_alloc syscalls/sys_enter_syncfs syscalls/sys_enter_sync \
+		writeback/writeback_queue writeback/writeback_start; do
+		echo 1 >$TR/events/$e/enable
+	done 2>/dev/null
+	cat $TR/trace_pipe >$S/trace.$CUT 2>/dev/null &
+fi
+yes sanity | head -c $SANITY_BYTES >>$M/sanity.$CUT
+: >$S/started.$CUT.tmp
+for spec in $START; do
+	mode=${spec%%:*}
+	rest=${spec#*:}
+	wl=${rest%%:*}
+	seed=${rest#*:}
+	d=$M/$mode/c$CUT
+	ack=$S/ack.$CUT.$mode
+	rm -rf "$d"
+	mkdir -p "$d"
+	: >"$ack"
+	if [ "$wl" = sqlite ]; then
+		set -- "$PY" "$SQL" run "$d" "$ack" "$seed"
+	else
+		set -- "$TOOL" run "$wl" "$d" "$ack" "$seed"
+	fi
+	SPLITFS_MODE=$mode "$CLI" run --root $M/$mode -- "$@" >$S/run.$CUT.$mode 2>&1 &
+	echo "$mode $wl $seed" >>$S/started.$CUT.tmp
+done
+mv $S/started.$CUT.tmp $S/started.$CUT
+# Until every workload acknowledged something (at most about 5 s): a cut
+# then falls in the middle of the work, not in the programs' start.
+read -r u _ </proc/uptime
+deadline=$((${u%.*} + 5))
+while :; do
+	all=1
+	for spec in $START; do
+		[ -s $S/ack.$CUT.${spec%%:*} ] || all=0
+	done
+	read -r u _ </proc/uptime
+	[ $all = 1 ] || [ ${u%.*} -ge $deadline ] && break
+	sleep 0.1
+done
+# The raw sanity write: /dev/vdb, which nothing else uses, written through
+# its page cache and kept open (a last close would flush it). A disk with no
+# write-out history has a background threshold of about nothing, so the
+# flusher would write it back at its next wake-up (5 s): min_ratio gives it
+# a share. Then only the 30 s expiry could write it back before the cut,
+# which must lose it.
+if [ "$(cat /sys/block/vdb/size 2>/dev/null)" != 16384 ]; then
+	echo "boot $CUT: /dev/vdb is not the 8 MiB sanity disk"
+	exit 1
+fi
+if ! echo 30 >/sys/class/bdi/$(cat /sys/block/vdb/dev)/min_ratio; then
+	echo "boot $CUT: cannot set min_ratio of /dev/vdb"
+	exit 1
+fi
+exec 3<>/dev/vdb
+yes "cut $CUT" | head -c $SANITY_BYTES >&3
+df -k $M | tail -n 1
+echo "boot $CUT: READY at $(up)s"
+echo READY >$S/ready.$CUT
+exec sleep 100000

@@ -1,0 +1,43 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# The lab (tests/lab/setup.sh, which must have run): boots Debian's 6.12
+# kernel under QEMU/TCG with the host's root read-only over virtio-9p (at the
+# same paths: host binaries run in the guest unchanged) and LAB_SHARE
+# writable at /run/share. JOB.sh is copied to the share and run as root in
+# the guest (output in the share's job.log and on the console), then the
+# guest powers off. QEMU is exec'd: the caller's $! is QEMU, and `kill -9`
+# of it is a power cut (what the guest issued to a disk survives, its page
+# cache does not).
+#   usage: run-guest.sh JOB.sh
+# Environment: LAB_DIR (the cache setup.sh filled), LAB_SHARE (default
+# $LAB_DIR/share), QEMU_EXTRA (more QEMU arguments, e.g. a disk:
+# "-drive file=DISK.img,if=virtio,format=raw,cache=writeback"), LAB_BIND
+# (host paths under /tmp, /run, /var/tmp the guest must see, comma-separated),
+# MEM (default 2G), SMP (default 2), ACCEL tcg|kvm (default tcg), CPU.
+# Adapted from the team's lab tools (/work/shared/tools/daxlab/run-guest.sh).
+set -e
+H=$(cd "$(dirname "$0")" && pwd)
+W=${LAB_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/splitfs-lab}
+SHARE=${LAB_SHARE:-$W/share}
+JOB=$1
+if [ ! -s "$W/vmlinux" ] || [ ! -s "$W/initramfs.cpio.gz" ]; then
+	echo "run-guest: $W has no vmlinux/initramfs: run tests/lab/setup.sh" >&2
+	exit 1
+fi
+mkdir -p "$SHARE"
+cp "$JOB" "$SHARE/job.sh"
+rm -f "$SHARE/job.log"
+BIND=${LAB_BIND:-}
+case $H in /tmp/* | /run/* | /var/tmp/*) BIND="${BIND:+$BIND,}$H" ;; esac
+if [ "${ACCEL:-tcg}" = kvm ]; then
+	A="-enable-kvm -cpu ${CPU:-host,-arch-capabilities}"
+else
+	A="-accel tcg,thread=multi -cpu ${CPU:-max}"
+fi
+# shellcheck disable=SC2086
+exec qemu-system-x86_64 $A -m "${MEM:-2G}" -smp "${SMP:-2}" -nographic -no-reboot \
+	-kernel "$W/vmlinux" -initrd "$W/initramfs.cpio.gz" \
+	-append "console=ttyS0 quiet loglevel=4 panic=-1 nokaslr labinit=$H/guest-init.sh${BIND:+ labbind=$BIND} ${LAB_APPEND:-}" \
+	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+	-virtfs local,path="$SHARE",mount_tag=share,security_model=none,multidevs=remap \
+	-nic none ${QEMU_EXTRA:-}
