@@ -79,6 +79,15 @@ test:
 	$(MAKE) tests
 	./tests/run.sh
 
+# Everything on persistent memory in the lab's guest (tests/suites/dax.sh,
+# powercut-pmem.sh): every suite with its default knobs, 100 power cuts per
+# mode (POWERCUT_CUTS). Hours on 2 cores; `make test` runs a bounded part.
+test-dax:
+	./tests/deps.sh
+	$(MAKE) tests
+	DAX_FULL=1 POWERCUT_CUTS=$${POWERCUT_CUTS:-100} SFS_TEST_TIMEOUT=$${SFS_TEST_TIMEOUT:-14400} \
+		./tests/run.sh dax powercut-pmem
+
 # Installs what is missing, builds, and runs a real workload with and
 # without SplitFS on the default file system (see demo/demo.sh).
 demo:
@@ -86,7 +95,7 @@ demo:
 	$(MAKE) all
 	./demo/demo.sh
 
-.PHONY: tests test demo
+.PHONY: tests test test-dax demo
 
 # --- benchmarks (bench/) --------------------------------------------------------
 BENCH_SRC := $(wildcard bench/src/*.c)

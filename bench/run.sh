@@ -44,16 +44,22 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [ "$(id -u)" = 0 ] || { echo "bench/run.sh: must run as root (it mounts an image)" >&2; exit 2; }
-make -s all >/dev/null || exit 1
-make -s bench-progs >/dev/null || exit 1
+if [ "${BENCH_BUILT:-0}" != 1 ]; then # BENCH_BUILT=1: built already (the lab's read-only view)
+	make -s all >/dev/null || exit 1
+	make -s bench-progs >/dev/null || exit 1
+fi
 
 OUT=${BENCH_OUT:-$ROOT/bench/results/$(date +%Y-%m-%d-%H%M%S)}
 mkdir -p "$OUT/stats"
 MNT=${BENCH_MNT:-/tmp/splitfs-bench}
 export BENCH_SCALE=$SCALE BENCH_BIN=$ROOT/build/bench BENCH_SRC=$ROOT/bench
-trap '"$CLI" image down "$MNT" >/dev/null 2>&1' EXIT
-"$CLI" image down "$MNT" >/dev/null 2>&1
-"$CLI" image up "$MNT" --size "${BENCH_IMAGE_SIZE:-6G}" >/dev/null || exit 1
+if [ "${BENCH_MNT_READY:-0}" = 1 ]; then # a file system mounted already (the lab's pmem)
+	mountpoint -q "$MNT" || { echo "bench/run.sh: $MNT is not mounted" >&2; exit 2; }
+else
+	trap '"$CLI" image down "$MNT" >/dev/null 2>&1' EXIT
+	"$CLI" image down "$MNT" >/dev/null 2>&1
+	"$CLI" image up "$MNT" --size "${BENCH_IMAGE_SIZE:-6G}" >/dev/null || exit 1
+fi
 "$ROOT/bench/machine.sh" "$MNT" >"$OUT/machine.json"
 
 workloads=()

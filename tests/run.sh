@@ -11,6 +11,8 @@
 #   SFS_TEST_TIMEOUT  seconds per suite (default 1200)
 #   FSX_OPS, FSX_SEEDS, FSX_FULL_OPS   fsx run length and seeds (see suites/fsx.sh)
 #   SFS_KEEP=1        leave the images mounted after the run
+#   SFS_MNT_READY=1   SFS_MNT is a file system mounted already (the lab's
+#                     pmem): use it as it is, neither make nor remove it
 #   SFS_BUILD, SFS_MNT, SFS_MNT2, SFS_TEST_OUT   build dir, mount points, logs
 set -u
 cd "$(dirname "$0")/.."
@@ -29,15 +31,20 @@ fi
 
 export SFS_MNT=${SFS_MNT:-/tmp/splitfs-test-xfs}
 export SFS_MNT2=${SFS_MNT2:-/tmp/splitfs-test-tmpfs}
+READY=${SFS_MNT_READY:-0}
 cleanup() {
 	if [ "${SFS_KEEP:-0}" != 1 ]; then
-		"$SFS_CLI" image down "$SFS_MNT" >/dev/null 2>&1
+		[ "$READY" = 1 ] || "$SFS_CLI" image down "$SFS_MNT" >/dev/null 2>&1
 		"$SFS_CLI" image down "$SFS_MNT2" >/dev/null 2>&1
 	fi
 }
 trap cleanup EXIT
 cleanup
-"$SFS_CLI" image up "$SFS_MNT" --size "${SFS_IMAGE_SIZE:-3G}" --fs xfs >/dev/null || exit 1
+if [ "$READY" = 1 ]; then
+	mountpoint -q "$SFS_MNT" || { echo "tests/run.sh: SFS_MNT_READY=1 but $SFS_MNT is not mounted" >&2; exit 1; }
+else
+	"$SFS_CLI" image up "$SFS_MNT" --size "${SFS_IMAGE_SIZE:-3G}" --fs xfs >/dev/null || exit 1
+fi
 "$SFS_CLI" image up "$SFS_MNT2" --size 1G --fs tmpfs >/dev/null || exit 1
 
 if [ $# -gt 0 ]; then

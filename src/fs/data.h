@@ -20,6 +20,12 @@
 /* Reads up to n bytes at off. Returns the count or -errno. */
 ssize_t sfs_inode_pread(struct sfs_inode *in, void *buf, size_t n, int64_t off);
 
+/* Stores n bytes at off, all inside the kernel's file (below ksize), through
+ * the chunk mappings (pwrite for a chunk's first touches). 0 or -errno
+ * (-EFAULT: a store faulted; the caller writes it with the kernel). Caller
+ * holds the lock. */
+int sfs_inode_store_locked(struct sfs_inode *in, const char *buf, size_t n, int64_t off);
+
 /* Writes n bytes at off, or at the end of file when append is set; *at
  * receives the offset used. Returns the count or -errno. */
 ssize_t sfs_inode_pwrite(struct sfs_inode *in, const void *buf, size_t n, int64_t off,

@@ -66,7 +66,17 @@ static void release(size_t n)
 static int apply(struct sfs_inode *in, const char *data, size_t n, int64_t off)
 {
 	int64_t end = off + (int64_t)n;
-	for (size_t done = 0; done < n;) {
+	size_t done = 0;
+	/* On DAX there is no page cache to dirty: the part inside the file is
+	 * stored through the mapping (no system call; the kernel flushes it at
+	 * the checkpoint's fdatasync, and until then the log has it). */
+	int64_t ksize = atomic_load(&in->ksize);
+	if (sfs_oplog_dax() && in->writable && off < ksize) {
+		size_t low = (size_t)(SFS_MIN(end, ksize) - off);
+		if (sfs_inode_store_locked(in, data, low, off) == 0)
+			done = low; /* else (a fault) the kernel writes it all */
+	}
+	for (; done < n;) {
 		ssize_t w = sfs_real.pwrite(in->kfd, data + done, n - done, off + (int64_t)done);
 		if (w < 0 && errno == EINTR)
 			continue;

@@ -26,6 +26,7 @@
 #include "../util/compiler.h"
 #include "../util/crc32c.h"
 #include "../util/msg.h"
+#include "../util/pmem.h"
 #include "../util/stats.h"
 #include "format.h"
 
@@ -36,6 +37,7 @@ static struct {
 	bool opened, failed;
 	_Atomic bool closed;		/* given back at exit: writes go direct */
 	int fd;				/* the log file (internal fd, flock'ed) */
+	struct sfs_pmem_map pm;		/* on DAX: the log mapped, written with stores */
 	struct sfs_reg_proc *slot;	/* shared state (or `own`) */
 	struct sfs_reg_proc own;	/* when there is no registry */
 	_Atomic uint32_t next_file;	/* file ids handed out this generation */
@@ -50,6 +52,11 @@ static struct {
 bool sfs_oplog_on(void)
 {
 	return sfs_g.opt.mode != SFS_MODE_POSIX && !L.failed;
+}
+
+bool sfs_oplog_dax(void)
+{
+	return L.pm.addr != NULL;
 }
 
 /* The application's RLIMIT_FSIZE applies to every write(2), the library's
@@ -95,6 +102,10 @@ static int write_record(int fd, struct sfs_log_entry *e, const struct iovec *iov
 	if (pad)
 		v[n++] = (struct iovec){(void *)zeros, pad};
 	size_t want = (size_t)sfs_log_record_len(e->payload);
+	if (fd == L.fd && L.pm.addr) { /* DAX: stores and one fence, no system call */
+		sfs_pmem_writev(&L.pm, off, v, n);
+		return 0;
+	}
 	uint64_t lim = atomic_load_explicit(&sfs_g.fsize_limit, memory_order_relaxed);
 	if (sfs_unlikely(off + want > lim))
 		return write_mapped(fd, v, n, off, want);
@@ -216,6 +227,12 @@ static int open_log(void)
 		sfs_real.close(fd);
 		return rc;
 	}
+	/* On DAX the records are stored through a MAP_SYNC mapping (the log
+	 * is allocated and written, so its faults change no metadata). Mapped
+	 * before the descriptor turns internal: libpmem2 calls fcntl on it,
+	 * which the library refuses for its own descriptors. */
+	if (sfs_pmem_map(fd, sfs_g.opt.log_size, &L.pm) == 0)
+		sfs_stat_event(SFS_EV_dax_logs, 1);
 	L.fd = sfs_internal_fd(fd);
 	snprintf(L.name, sizeof(L.name), "%s", name);
 	L.slot = sfs_reg_proc_claim();
@@ -567,6 +584,7 @@ void sfs_oplog_close(bool final)
 	}
 	if (L.slot != &L.own)
 		sfs_reg_proc_release(L.slot);
+	sfs_pmem_unmap(&L.pm);
 	sfs_internal_close(L.fd);
 	L.fd = -1;
 	L.opened = false;
@@ -578,6 +596,7 @@ void sfs_oplog_reset_child(void)
 {
 	/* The parent's descriptor shares the flock: closing our copy keeps the
 	 * parent's log locked. The child makes its own log when it writes. */
+	sfs_pmem_unmap(&L.pm);
 	if (L.fd >= 0)
 		sfs_internal_close(L.fd);
 	L.fd = -1;

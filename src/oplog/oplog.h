@@ -29,6 +29,10 @@ struct sfs_inode;
 /* Whether writes go through the log (sync or strict mode). */
 bool sfs_oplog_on(void);
 
+/* Whether the log is on DAX, written with stores and fences (then the
+ * files beside it are DAX too, and so is their mapping). */
+bool sfs_oplog_dax(void);
+
 /* Logs a write of iov (n bytes) at off; size_after is the file's size after
  * it. Durable on return. Caller holds the inode lock and calls
  * sfs_oplog_done once the write is applied. -E2BIG: larger than the log. */

@@ -20,7 +20,8 @@
 	X(relink_exchange) X(relink_clone) X(relink_copy) X(relink_bytes) X(relink_ns)             \
 	X(staged_bytes) X(staging_windows) X(staging_files_made) X(map_chunks) X(map_budget_full)  \
 	X(kernel_fallbacks) X(kernel_overwrites) X(demotions) X(guard_faults) X(takeovers) X(log_records)        \
-	X(log_bytes) X(log_checkpoints) X(log_commits) X(recovered_logs) X(recovered_records)
+	X(log_bytes) X(log_checkpoints) X(log_commits) X(recovered_logs) X(recovered_records) \
+	X(dax_maps) X(dax_logs) X(dax_fences) X(dax_bytes) X(dax_stores)
 
 enum sfs_call {
 #define SFS_X(n) SFS_CALL_##n,

@@ -8,7 +8,15 @@
 # Adapted from the team's lab tools (/work/shared/tools/daxlab/guest-init.sh).
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root TERM=dumb
 echo "guest-init: uptime $(cut -d' ' -f1 /proc/uptime)s kernel $(uname -r)"
+# The initramfs's devtmpfs has no /dev/fd (bash's process substitution).
+[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
 modprobe -a virtio_blk xfs
+# Persistent memory when the host gave some (run-guest.sh PMEM, PMEM_FILE).
+if grep -qw labpmem=1 /proc/cmdline; then
+	modprobe -a nd_e820 nfit nd_pmem dax_pmem 2>/dev/null
+	i=0
+	while [ ! -b /dev/pmem0 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+fi
 if [ -f /run/share/job.sh ]; then
 	sh /run/share/job.sh >/run/share/job.log 2>&1
 	echo "guest-init: job rc=$? at uptime $(cut -d' ' -f1 /proc/uptime)s"

@@ -3,6 +3,12 @@
 # as the share's job.sh, once per boot). The host writes /run/share/plan:
 #   CUT=k LAST=0|1 REPO=... BUILD=... MODES="..."
 #   START="mode:workload:seed ..."   (the workloads this boot starts)
+#   DEV=/dev/vda|/dev/pmem0 MOPTS=... (the test file system and its mount
+#   options), SANITY=/dev/vdb|/dev/vda (the raw sanity disk), LAB_DIR=...,
+#   MKFS=1 (boot 0 on pmem: make the fsdax namespace and the file system),
+#   REPAIR=1 (the last boot runs xfs_repair -n itself: the host cannot
+#   reach a file system inside an NVDIMM namespace)
+# The text below says /dev/vda and /dev/vdb: DEV and SANITY.
 # Boot k:
 #   1. mounts /dev/vda on /run/lab (XFS replays its log: the power cut is
 #      over), runs `splitfs recover --root /run/lab/MODE` for every mode
@@ -37,14 +43,29 @@ up() { cut -d' ' -f1 /proc/uptime; }
 res=$S/results.$CUT
 : >"$res.tmp"
 echo "boot $CUT: job starts at uptime $(up)s"
+DN=${DEV#/dev/}
 mkdir -p $M
-if ! mount /dev/vda $M; then
-	echo "ERROR boot $CUT: mount /dev/vda failed: $(dmesg | grep -i xfs | tail -n 3 | tr '\n' ' ')" >>"$res.tmp"
+if [ "${MKFS:-0}" = 1 ]; then
+	# An NVDIMM's first boot: an fsdax namespace (struct pages in memory),
+	# then XFS with reflink and exchange-range.
+	ndctl create-namespace -f -e namespace0.0 -m fsdax -M mem >/dev/null &&
+		[ -b "$DEV" ] && mkfs.xfs -q -f -m reflink=1 "$DEV" &&
+		"$LAB_DIR/xfs_set_exchrange" "$DEV" >/dev/null ||
+		echo "ERROR boot $CUT: making the fsdax namespace and XFS on $DEV failed" >>"$res.tmp"
+fi
+# shellcheck disable=SC2086
+if ! mount $MOPTS "$DEV" $M; then
+	echo "ERROR boot $CUT: mount $DEV failed: $(dmesg | grep -i xfs | tail -n 3 | tr '\n' ' ')" >>"$res.tmp"
 	mv "$res.tmp" "$res"
 	exit 1
 fi
 echo "boot $CUT: mounted at $(up)s"
-dmesg | grep -E 'XFS \(vda\).*(recover|Ending)' | tail -n 3
+# Whether files there are DAX (statx STATX_ATTR_DAX), for the host to check.
+: >$M/.daxprobe
+attr=$(xfs_io -c "statx -r" $M/.daxprobe 2>/dev/null | sed -n 's/^stat.attributes = //p')
+rm -f $M/.daxprobe
+echo "MEDIA boot=$CUT dax=$(((${attr:-0} & 0x200000) != 0))" >>"$res.tmp"
+dmesg | grep -E "XFS \\($DN\\).*(recover|Ending)" | tail -n 3
 
 # --- 1. recovery, then cut CUT-1's checks ---------------------------------------
 P=$((CUT - 1))
@@ -75,17 +96,24 @@ if [ -f $S/started.$P ]; then
 	size=-1
 	[ -e $M/sanity.$P ] && size=$(stat -c %s $M/sanity.$P)
 	want=$(yes "cut $P" | head -c $SANITY_BYTES | grep -c "^cut $P\$")
-	got=$(head -c $SANITY_BYTES /dev/vdb | grep -a -c "^cut $P\$")
+	got=$(head -c $SANITY_BYTES "$SANITY" | grep -a -c "^cut $P\$")
 	echo "SANITY cut=$P fs_size=$size raw_lines=$got/$want" >>"$res.tmp"
 	rm -f $M/sanity.$P
 fi
 # The kernel's word on the file system (log recovery, the checks' reads).
-dmesg | grep -iE 'XFS \(vda\).*(corrupt|error|shut ?down|unmount and run xfs_repair)' | head -n 5 |
+dmesg | grep -iE "XFS \\($DN\\).*(corrupt|error|shut ?down|unmount and run xfs_repair)" | head -n 5 |
 	sed "s/^/ERROR boot $CUT: kernel: /" >>"$res.tmp"
 echo "boot $CUT: checked at $(up)s"
 if [ "$LAST" = 1 ]; then
 	# A clean unmount: the host then checks the file system (xfs_repair -n).
 	umount $M || echo "ERROR boot $CUT: umount failed" >>"$res.tmp"
+	if [ "${REPAIR:-0}" = 1 ]; then
+		# xfs_repair 6.1 refuses the exchange-range bit: take it away first.
+		if ! "$LAB_DIR/xfs_set_exchrange" --clear "$DEV" >/dev/null ||
+			! xfs_repair -n "$DEV" >$S/xfs_repair.out 2>&1; then
+			echo "ERROR boot $CUT: xfs_repair -n after the last cut: $(grep -v '^ *- \|^Phase' $S/xfs_repair.out | head -n 5 | tr '\n' ' ')" >>"$res.tmp"
+		fi
+	fi
 	mv "$res.tmp" "$res"
 	exit 0
 fi
@@ -146,15 +174,16 @@ done
 # flusher would write it back at its next wake-up (5 s): min_ratio gives it
 # a share. Then only the 30 s expiry could write it back before the cut,
 # which must lose it.
-if [ "$(cat /sys/block/vdb/size 2>/dev/null)" != 16384 ]; then
-	echo "boot $CUT: /dev/vdb is not the 8 MiB sanity disk"
+SN=${SANITY#/dev/}
+if [ "$(cat /sys/block/$SN/size 2>/dev/null)" != 16384 ]; then
+	echo "boot $CUT: $SANITY is not the 8 MiB sanity disk"
 	exit 1
 fi
-if ! echo 30 >/sys/class/bdi/$(cat /sys/block/vdb/dev)/min_ratio; then
-	echo "boot $CUT: cannot set min_ratio of /dev/vdb"
+if ! echo 30 >/sys/class/bdi/$(cat /sys/block/$SN/dev)/min_ratio; then
+	echo "boot $CUT: cannot set min_ratio of $SANITY"
 	exit 1
 fi
-exec 3<>/dev/vdb
+exec 3<>"$SANITY"
 yes "cut $CUT" | head -c $SANITY_BYTES >&3
 df -k $M | tail -n 1
 echo "boot $CUT: READY at $(up)s"

@@ -13,7 +13,15 @@
 # $LAB_DIR/share), QEMU_EXTRA (more QEMU arguments, e.g. a disk:
 # "-drive file=DISK.img,if=virtio,format=raw,cache=writeback"), LAB_BIND
 # (host paths under /tmp, /run, /var/tmp the guest must see, comma-separated),
-# MEM (default 2G), SMP (default 2), ACCEL tcg|kvm (default tcg), CPU.
+# MEM (default 2G; 6G with PMEM), SMP (default 2), ACCEL tcg|kvm (default
+# tcg), CPU.
+# Persistent memory (fsdax, /dev/pmem0 in the guest):
+#   PMEM=SIZE!START   volatile legacy pmem carved out of guest RAM (memmap=,
+#                     e.g. 2G!4G; RAM must reach past it: MEM defaults to 6G)
+#   PMEM_FILE=FILE    an emulated NVDIMM backed by FILE (made PMEM_SIZE big,
+#                     default 1G, if missing): what reached it survives
+#                     `kill -9` of QEMU. First use: `ndctl create-namespace
+#                     -f -e namespace0.0 -m fsdax -M mem` in the guest.
 # Adapted from the team's lab tools (/work/shared/tools/daxlab/run-guest.sh).
 set -e
 H=$(cd "$(dirname "$0")" && pwd)
@@ -34,10 +42,22 @@ if [ "${ACCEL:-tcg}" = kvm ]; then
 else
 	A="-accel tcg,thread=multi -cpu ${CPU:-max}"
 fi
+P="-m ${MEM:-2G}"
+MM=
+if [ -n "${PMEM_FILE:-}" ]; then
+	[ -f "$PMEM_FILE" ] || truncate -s "${PMEM_SIZE:-1G}" "$PMEM_FILE"
+	P="-machine pc,nvdimm=on -m ${MEM:-4G},slots=2,maxmem=16G"
+	P="$P -object memory-backend-file,id=nvmem,share=on,mem-path=$PMEM_FILE,size=$(stat -c %s "$PMEM_FILE")"
+	P="$P -device nvdimm,id=nv0,memdev=nvmem"
+	MM="labpmem=1"
+elif [ -n "${PMEM:-}" ]; then
+	P="-m ${MEM:-6G}"
+	MM="memmap=$PMEM labpmem=1"
+fi
 # shellcheck disable=SC2086
-exec qemu-system-x86_64 $A -m "${MEM:-2G}" -smp "${SMP:-2}" -nographic -no-reboot \
+exec qemu-system-x86_64 $A $P -smp "${SMP:-2}" -nographic -no-reboot \
 	-kernel "$W/vmlinux" -initrd "$W/initramfs.cpio.gz" \
-	-append "console=ttyS0 quiet loglevel=4 panic=-1 nokaslr labinit=$H/guest-init.sh${BIND:+ labbind=$BIND} ${LAB_APPEND:-}" \
+	-append "console=ttyS0 quiet loglevel=4 panic=-1 nokaslr labinit=$H/guest-init.sh${BIND:+ labbind=$BIND} $MM ${LAB_APPEND:-}" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs local,path="$SHARE",mount_tag=share,security_model=none,multidevs=remap \
 	-nic none ${QEMU_EXTRA:-}

@@ -24,7 +24,7 @@ fail() { echo "lab: $*"; exit 1; }
 
 # --- packages ------------------------------------------------------------------
 pkgs=(qemu-system-x86 "linux-image-$K-unsigned" busybox-static xfsprogs zstd xz-utils cpio gzip
-	gcc libc6-dev util-linux)
+	gcc libc6-dev util-linux ndctl)
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
 missing=()
 for p in "${pkgs[@]}"; do installed "$p" || missing+=("$p"); done

@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: Apache-2.0
+# The guest side of tests/suites/dax.sh (the share's job.sh): makes XFS
+# (reflink, exchange-range) on the fsdax pmem /dev/pmem0, mounts it with
+# dax=always, checks that files on it are DAX, and runs tests/run.sh on it
+# (SFS_MNT_READY=1) with the suites and knobs the host wrote to
+# /run/share/plan:
+#   REPO=... BUILD=... LAB_DIR=... SUITES="..." ENV="NAME=VALUE ..."
+# Output: /run/share/run.out (tests/run.sh's summary), run.rc, the suites'
+# logs in /run/share/out/.
+set -u
+S=/run/share
+. $S/plan
+M=/run/pmem
+echo "dax-guest: $(uname -r), $(grep -c ^processor /proc/cpuinfo) CPUs," \
+	"flush instructions: $(grep -o -w -E 'clwb|clflushopt' /proc/cpuinfo | sort -u | tr '\n' ' ')"
+fail() {
+	echo "dax-guest: $*" | tee $S/run.out
+	echo 1 >$S/run.rc
+	exit 1
+}
+[ -b /dev/pmem0 ] || fail "no /dev/pmem0 (pmem modules: $(lsmod | grep -c nd_))"
+mkdir -p $M
+mkfs.xfs -f -q -m reflink=1 /dev/pmem0 || fail "mkfs.xfs /dev/pmem0 failed"
+"$LAB_DIR/xfs_set_exchrange" /dev/pmem0 >/dev/null || fail "xfs_set_exchrange failed"
+mount -o dax=always /dev/pmem0 $M || fail "mount -o dax=always failed: $(dmesg | tail -n 3)"
+: >$M/probe
+attr=$(xfs_io -c "statx -r" $M/probe | sed -n 's/^stat.attributes = //p')
+[ $((${attr:-0} & 0x200000)) -ne 0 ] || fail "files on $M are not DAX (statx attributes ${attr:-none})"
+rm -f $M/probe
+echo "dax-guest: $(grep pmem0 /proc/mounts)"
+# shellcheck disable=SC2086
+env SFS_MNT=$M SFS_MNT_READY=1 SFS_MNT2=/tmp/sfs-tmpfs SFS_TEST_OUT=$S/out SFS_BUILD="$BUILD" \
+	$ENV "$REPO/tests/run.sh" $SUITES >$S/run.out 2>&1
+echo $? >$S/run.rc
+cat $S/run.out
+umount $M || echo "dax-guest: umount failed"

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Sync and strict modes on DAX without system calls (tests/suites/dax.sh runs
+# this in the lab's guest on fsdax pmem; elsewhere it skips). tests/c/datapath
+# (N 4 KiB preads, N overwrites, N appends on one file; DATAPATH_OPS, default
+# 10,000) under `strace -f -c` in each mode, after a warm-up run that leaves a
+# free log behind (so the measured run does not count the log's creation).
+# Must hold, per mode:
+#   - the library's stats: the log is on DAX (dax_logs), one fence per record
+#   - the fsync family (fsync fdatasync msync sync_file_range syncfs sync):
+#     a handful per process and file (log, commit at close), not per operation
+#   - no synchronous log writes (pwritev2) beyond 1% of the operations
+#   - the read/write family beyond the N appends (each a pwrite: the file
+#     must grow, see README "DAX") under 1% of the 2N preads and overwrites.
+. "$(dirname "$0")/../lib.sh"
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+command -v strace >/dev/null 2>&1 || skip "strace not installed"
+command -v xfs_io >/dev/null 2>&1 || skip "xfs_io not installed"
+prog=$SFS_TESTBIN/datapath
+[ -x "$prog" ] || die "$prog missing (make tests)"
+: >"$WORK/probe"
+attr=$(xfs_io -c "statx -r" "$WORK/probe" 2>/dev/null | sed -n 's/^stat.attributes = //p')
+[ $((${attr:-0} & 0x200000)) -ne 0 ] ||
+	skip "$SFS_MNT is not DAX (tests/suites/dax.sh runs this on the lab's pmem)"
+
+N=${DATAPATH_OPS:-10000}
+export DATAPATH_OPS=$N
+LIMIT=$((2 * N / 100))
+SYNCS="fsync fdatasync msync sync_file_range syncfs sync"
+FAMILY="read pread64 readv preadv preadv2 write pwrite64 writev pwritev pwritev2"
+ART=${SFS_TEST_OUT:-$ROOT/tests/output}/dax-syscalls
+rm -rf "$ART"
+mkdir -p "$ART"
+calls() {
+	local f=$1
+	shift
+	awk -v names=" $* " '$1 ~ /^[0-9.]+$/ && $NF != "total" && index(names, " " $NF " ") {n += $4}
+		END {print n + 0}' "$f"
+}
+event() { awk -v e="$2" '$1 == "event" && $2 == e {n += $3} END {print n + 0}' "$1"; }
+
+rc=0
+# A log big enough that no checkpoint (which fsyncs the files) falls inside.
+export SPLITFS_LOG_SIZE=$(((3 * N * 4160 / 1048576 + 16) / 16 * 16))M
+for mode in sync strict; do
+	d=$WORK/$mode
+	mkdir -p "$d"
+	SPLITFS_MODE=$mode sfs_run "$prog" "$d" >"$ART/warmup.$mode" 2>&1 ||
+		{ echo "FAIL $mode: the warm-up run failed"; tail -n 20 "$ART/warmup.$mode"; rc=1; continue; }
+	SPLITFS_MODE=$mode SPLITFS_STATS=1 strace -f -c -o "$ART/$mode.strace" \
+		"$SFS_CLI" run --root "$SFS_MNT" -- "$prog" "$d" >"$ART/$mode.out" 2>&1
+	r=$?
+	grep '^datapath:' "$ART/$mode.out"
+	[ $r -eq 0 ] || { echo "FAIL $mode: datapath failed (exit $r)"; tail -n 30 "$ART/$mode.out"; rc=1; continue; }
+	grep -q '^datapath: library loaded' "$ART/$mode.out" || { echo "FAIL $mode: library not loaded"; rc=1; }
+	s=$ART/$mode.out
+	logs=$(event "$s" dax_logs) fences=$(event "$s" dax_fences) records=$(event "$s" log_records)
+	stores=$(event "$s" dax_stores) faults=$(sed -n 's/^rusage minflt \([0-9]*\).*/\1/p' "$s" | head -n 1)
+	syncs=$(calls "$ART/$mode.strace" $SYNCS)
+	dsync=$(calls "$ART/$mode.strace" pwritev2)
+	fam=$(calls "$ART/$mode.strace" $FAMILY)
+	echo "$mode: log on DAX: $logs; $records records, $fences fences, $stores bytes stored" \
+		"through mappings, $faults page faults (minflt); syscalls: fsync family $syncs," \
+		"pwritev2 $dsync, read/write family $fam (N appends: $N)"
+	[ "$logs" -ge 1 ] || { echo "FAIL $mode: the log was not mapped on DAX"; rc=1; }
+	[ "$fences" -ge "$records" ] && [ "$records" -ge $((2 * N)) ] ||
+		{ echo "FAIL $mode: $fences fences for $records records (want >= one per record, >= $((2 * N)) records)"; rc=1; }
+	[ "$stores" -ge $((N * 4096 * 9 / 10)) ] ||
+		{ echo "FAIL $mode: only $stores bytes of the $N overwrites stored through mappings"; rc=1; }
+	[ "$syncs" -le 10 ] ||
+		{ echo "FAIL $mode: $syncs calls of the fsync family for $((3 * N)) operations"; rc=1; }
+	[ "$dsync" -lt "$LIMIT" ] || { echo "FAIL $mode: $dsync synchronous log writes (pwritev2)"; rc=1; }
+	[ $((fam - N)) -lt "$LIMIT" ] ||
+		{ echo "FAIL $mode: $((fam - N)) read/write calls beyond the $N appends (limit $LIMIT)"; rc=1; }
+	[ $rc -eq 0 ] || sed 's/^/    /' "$ART/$mode.strace"
+done
+exit $rc

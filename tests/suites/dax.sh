@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# The test suites on real persistent memory: the lab's guest (tests/lab/,
+# QEMU/TCG, Debian's 6.12 kernel) gets 2 GiB of fsdax pmem (memmap=), makes
+# XFS with reflink and exchange-range on it, mounts it dax=always and runs
+# tests/run.sh there (tests/lab/dax-guest.sh), so SplitFS takes its DAX
+# paths: the operation log stored through a MAP_SYNC mapping with libpmem2's
+# flushes and one fence per record, overwrites in sync and strict modes as
+# stores. Power cuts on pmem are suites/powercut-pmem.sh.
+#
+# The emulated CPU is 5-40x slower than this one, so `make test` runs a
+# bounded set with short knobs; `make test-dax` (DAX_FULL=1) runs every
+# suite with its default knobs. Knobs: DAX_SUITES (the suites), DAX_TIMEOUT
+# (seconds for the whole guest run, default 1500), DAX_FULL=1.
+# Skips (exit 77) when the lab cannot be set up (tests/lab/setup.sh says why).
+. "$(dirname "$0")/../lib.sh"
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+LAB=$REPO/tests/lab
+rmdir "$WORK" 2>/dev/null # the host's test image is not used
+lab_out=$("$LAB/setup.sh" 2>&1) || skip "$(tail -n 1 <<<"$lab_out")"
+export LAB_DIR=${lab_out##*lab: ready in }
+OUTD=${SFS_TEST_OUT:-$REPO/tests/output}/dax
+SH=$OUTD/share
+rm -rf "$OUTD"
+mkdir -p "$SH"
+if [ "${DAX_FULL:-0}" = 1 ]; then
+	SUITES=${DAX_SUITES:-dax-syscalls strace c-tests errno durability entrypoints pjdfstest fsx crash}
+	ENV="DATAPATH_OPS=${DATAPATH_OPS:-10000} CRASH_POWER_POINTS=0"
+	TMO=${DAX_TIMEOUT:-7200}
+else
+	SUITES=${DAX_SUITES:-dax-syscalls strace c-tests errno durability pjdfstest fsx crash}
+	ENV="DATAPATH_OPS=5000 FSX_SEEDS=1 FSX_OPS=3000 FSX_FULL_OPS=1000 FSX_BIG_OPS=1000 CRASH_POINTS=20 CRASH_POWER_POINTS=0 CRASH_BIGLOG=0"
+	TMO=${DAX_TIMEOUT:-1500}
+fi
+cat >"$SH/plan" <<-PLAN
+	REPO='$REPO'
+	BUILD='$SFS_BUILD'
+	LAB_DIR='$LAB_DIR'
+	SUITES='$SUITES'
+	ENV='$ENV SFS_TEST_TIMEOUT=$TMO'
+PLAN
+bind=()
+for p in "$REPO" "$SFS_BUILD"; do
+	case $p in /tmp/* | /run/* | /var/tmp/*) bind+=("$p") ;; esac
+done
+LAB_BIND=$(IFS=,; echo "${bind[*]}")
+export LAB_BIND LAB_SHARE=$SH PMEM=2G!4G
+echo "guest: pmem 2G (memmap), suites: $SUITES"
+t0=$(date +%s)
+timeout --kill-after=10 "$TMO" setpriv --pdeathsig KILL -- "$LAB/run-guest.sh" "$LAB/dax-guest.sh" \
+	</dev/null >"$OUTD/console" 2>&1
+qrc=$?
+echo "guest ran $(($(date +%s) - t0)) s (exit $qrc)"
+grep '^dax-guest:' "$SH/job.log" 2>/dev/null
+if [ ! -f "$SH/run.rc" ]; then
+	echo "FAIL: the guest's run did not finish"
+	tail -n 30 "$OUTD/console" | sed 's/^/    console| /'
+	exit 1
+fi
+sed 's/^/  guest| /' "$SH/run.out"
+[ "$(cat "$SH/run.rc")" = 0 ] || die "suites failed on DAX (logs: $SH/out/)"
+grep -q '^All tests passed' "$SH/run.out" || die "no summary from the guest's tests/run.sh"
