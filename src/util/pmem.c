@@ -41,7 +41,8 @@ static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static pmem2_memcpy_fn copy_fn;
 static pmem2_drain_fn drain_fn;
 
-bool sfs_pmem_is_dax(int fd)
+/* Whether the kernel serves fd with DAX (statx STATX_ATTR_DAX). */
+static bool is_dax(int fd)
 {
 	struct statx sx;
 	return statx(fd, "", AT_EMPTY_PATH, 0, &sx) == 0 && (sx.stx_attributes & STATX_ATTR_DAX);
@@ -87,7 +88,7 @@ static void load(void)
 int sfs_pmem_map(int fd, size_t len, struct sfs_pmem_map *m)
 {
 	m->addr = NULL;
-	if (!sfs_pmem_is_dax(fd))
+	if (!is_dax(fd))
 		return -ENOTSUP;
 	pthread_once(&load_once, load);
 	if (!loaded)

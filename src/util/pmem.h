@@ -18,9 +18,6 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
-/* Whether the kernel serves fd with DAX (statx STATX_ATTR_DAX). */
-bool sfs_pmem_is_dax(int fd);
-
 struct sfs_pmem_map {
 	char *addr; /* NULL: not mapped */
 	size_t len;

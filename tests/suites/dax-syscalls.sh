@@ -27,16 +27,11 @@ N=${DATAPATH_OPS:-10000}
 export DATAPATH_OPS=$N
 LIMIT=$((2 * N / 100))
 SYNCS="fsync fdatasync msync sync_file_range syncfs sync"
-FAMILY="read pread64 readv preadv preadv2 write pwrite64 writev pwritev pwritev2"
+. "$(dirname "$0")/../strace_counts.sh"
+FAMILY=$STRACE_RW_FAMILY
 ART=${SFS_TEST_OUT:-$ROOT/tests/output}/dax-syscalls
 rm -rf "$ART"
 mkdir -p "$ART"
-calls() {
-	local f=$1
-	shift
-	awk -v names=" $* " '$1 ~ /^[0-9.]+$/ && $NF != "total" && index(names, " " $NF " ") {n += $4}
-		END {print n + 0}' "$f"
-}
 event() { awk -v e="$2" '$1 == "event" && $2 == e {n += $3} END {print n + 0}' "$1"; }
 
 rc=0
@@ -56,9 +51,9 @@ for mode in sync strict; do
 	s=$ART/$mode.out
 	logs=$(event "$s" dax_logs) fences=$(event "$s" dax_fences) records=$(event "$s" log_records)
 	stores=$(event "$s" dax_stores) faults=$(sed -n 's/^rusage minflt \([0-9]*\).*/\1/p' "$s" | head -n 1)
-	syncs=$(calls "$ART/$mode.strace" $SYNCS)
-	dsync=$(calls "$ART/$mode.strace" pwritev2)
-	fam=$(calls "$ART/$mode.strace" $FAMILY)
+	syncs=$(strace_calls "$ART/$mode.strace" $SYNCS)
+	dsync=$(strace_calls "$ART/$mode.strace" pwritev2)
+	fam=$(strace_calls "$ART/$mode.strace" $FAMILY)
 	echo "$mode: log on DAX: $logs; $records records, $fences fences, $stores bytes stored" \
 		"through mappings, $faults page faults (minflt); syscalls: fsync family $syncs," \
 		"pwritev2 $dsync, read/write family $fam (N appends: $N)"

@@ -17,8 +17,7 @@
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 LAB=$REPO/tests/lab
 rmdir "$WORK" 2>/dev/null # the host's test image is not used
-lab_out=$("$LAB/setup.sh" 2>&1) || skip "$(tail -n 1 <<<"$lab_out")"
-export LAB_DIR=${lab_out##*lab: ready in }
+. "$LAB/suite-env.sh" # LAB_DIR, LAB_BIND, or a skip
 OUTD=${SFS_TEST_OUT:-$REPO/tests/output}/dax
 SH=$OUTD/share
 rm -rf "$OUTD"
@@ -39,12 +38,7 @@ cat >"$SH/plan" <<-PLAN
 	SUITES='$SUITES'
 	ENV='$ENV SFS_TEST_TIMEOUT=$TMO'
 PLAN
-bind=()
-for p in "$REPO" "$SFS_BUILD"; do
-	case $p in /tmp/* | /run/* | /var/tmp/*) bind+=("$p") ;; esac
-done
-LAB_BIND=$(IFS=,; echo "${bind[*]}")
-export LAB_BIND LAB_SHARE=$SH PMEM=2G!4G
+export LAB_SHARE=$SH PMEM=2G!4G
 echo "guest: pmem 2G (memmap), suites: $SUITES"
 t0=$(date +%s)
 timeout --kill-after=10 "$TMO" setpriv --pdeathsig KILL -- "$LAB/run-guest.sh" "$LAB/dax-guest.sh" \

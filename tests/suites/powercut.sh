@@ -66,8 +66,7 @@ rmdir "$WORK" 2>/dev/null # the host's test image is not used
 [ -x "$SFS_BUILD/crash/crashtool" ] || die "$SFS_BUILD/crash/crashtool not built (make tests)"
 [ -x "$SFS_CLI" ] || die "$SFS_CLI not built (make)"
 
-lab_out=$("$LAB/setup.sh" 2>&1) || skip "$(tail -n 1 <<<"$lab_out")"
-export LAB_DIR=${lab_out##*lab: ready in }
+. "$LAB/suite-env.sh" # LAB_DIR, LAB_BIND, or a skip
 
 # --- the disk, the share, the guest ------------------------------------------------
 T=$(mktemp -d "${TMPDIR:-/tmp}/sfs-powercut.XXXXXX")
@@ -99,12 +98,6 @@ else
 	export QEMU_EXTRA="-drive file=$IMG,if=virtio,format=raw,cache=writeback $SANITY_DRIVE"
 fi
 export LAB_SHARE=$SH
-bind=()
-for p in "$REPO" "$SFS_BUILD"; do
-	case $p in /tmp/* | /run/* | /var/tmp/*) bind+=("$p") ;; esac
-done
-LAB_BIND=$(IFS=,; echo "${bind[*]}")
-export LAB_BIND
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
 # boot K LAST: boots the guest for boot K; unless LAST, cuts its power

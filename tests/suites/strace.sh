@@ -18,25 +18,18 @@ LIMIT=$((OPS / 100))
 ART=${SFS_TEST_OUT:-$ROOT/tests/output}/strace
 rm -rf "$ART"
 mkdir -p "$ART"
-FAMILY="read pread64 readv preadv preadv2 write pwrite64 writev pwritev pwritev2"
+. "$(dirname "$0")/../strace_counts.sh"
+FAMILY=$STRACE_RW_FAMILY
 SHOW="$FAMILY mmap munmap fsync ioctl copy_file_range fallocate ftruncate execve"
 
-# calls FILE NAME...: the summed call counts of those syscalls in a strace -c
-# summary (columns: % time, seconds, usecs/call, calls, [errors,] syscall).
-calls() {
-	local f=$1
-	shift
-	awk -v names=" $* " '$1 ~ /^[0-9.]+$/ && $NF != "total" && index(names, " " $NF " ") {n += $4}
-		END {print n + 0}' "$f"
-}
 show() {
 	local f=$1 line="" s c
 	for s in $SHOW; do
-		c=$(calls "$f" "$s")
+		c=$(strace_calls "$f" "$s")
 		[ "$c" = 0 ] || line="$line $s=$c"
 	done
 	echo "  syscalls:$line"
-	echo "  read/write family total: $(calls "$f" $FAMILY)"
+	echo "  read/write family total: $(strace_calls "$f" $FAMILY)"
 }
 
 rc=0
@@ -48,7 +41,7 @@ r=$?
 cat "$ART/kernel.out"
 [ $r -eq 0 ] || { echo "FAIL: datapath fails natively (exit $r)"; rc=1; }
 show "$ART/kernel.strace"
-native=$(calls "$ART/kernel.strace" $FAMILY)
+native=$(strace_calls "$ART/kernel.strace" $FAMILY)
 # The measurement itself: natively every operation is a system call.
 if [ "$native" -lt $OPS ]; then
 	echo "FAIL: only $native read/write calls counted natively, want >= $OPS (strace counting broken?)"
@@ -62,12 +55,12 @@ r=$?
 grep '^datapath:' "$ART/splitfs.out"
 [ $r -eq 0 ] || { echo "FAIL: datapath fails under SplitFS (exit $r)"; tail -n 30 "$ART/splitfs.out"; rc=1; }
 show "$ART/splitfs.strace"
-lib=$(calls "$ART/splitfs.strace" $FAMILY)
+lib=$(strace_calls "$ART/splitfs.strace" $FAMILY)
 
 # The counts must come from the program, with the library loaded: strace
 # followed the CLI into the program (two execve), the program saw the
 # library, and the library served the 10,000 preads.
-execs=$(calls "$ART/splitfs.strace" execve)
+execs=$(strace_calls "$ART/splitfs.strace" execve)
 [ "$execs" -ge 2 ] || { echo "FAIL: strace saw $execs execve, want 2 (CLI, program)"; rc=1; }
 grep -q '^datapath: library loaded' "$ART/splitfs.out" ||
 	{ echo "FAIL: the program did not see the library"; rc=1; }
