@@ -40,15 +40,26 @@ cat >"$SH/plan" <<-PLAN
 PLAN
 export LAB_SHARE=$SH PMEM=2G!4G
 echo "guest: pmem 2G (memmap), suites: $SUITES"
-t0=$(date +%s)
-timeout --kill-after=10 "$TMO" setpriv --pdeathsig KILL -- "$LAB/run-guest.sh" "$LAB/dax-guest.sh" \
-	</dev/null >"$OUTD/console" 2>&1
-qrc=$?
-echo "guest ran $(($(date +%s) - t0)) s (exit $qrc)"
+run_guest() {
+	local t0=$(date +%s) qrc
+	timeout --kill-after=10 "$TMO" setpriv --pdeathsig KILL -- "$LAB/run-guest.sh" "$LAB/dax-guest.sh" \
+		</dev/null >"$OUTD/console" 2>&1
+	qrc=$?
+	echo "guest ran $(($(date +%s) - t0)) s (exit $qrc)"
+}
+run_guest
+# A guest kernel that crashed while booting, before our code ran, is booted
+# once more (a note, with the crash).
+if [ ! -f "$SH/run.rc" ] && ! lab_guest_started "$OUTD/console"; then
+	mv "$OUTD/console" "$OUTD/console.crashed"
+	echo "note: the guest's kernel stopped before guest-init.sh (nothing of ours ran): booting it again"
+	lab_console_excerpt "$OUTD/console.crashed"
+	run_guest
+fi
 grep '^dax-guest:' "$SH/job.log" 2>/dev/null
 if [ ! -f "$SH/run.rc" ]; then
 	echo "FAIL: the guest's run did not finish"
-	tail -n 30 "$OUTD/console" | sed 's/^/    console| /'
+	lab_console_excerpt "$OUTD/console" 30
 	exit 1
 fi
 sed 's/^/  guest| /' "$SH/run.out"

@@ -38,6 +38,8 @@
 # with SFS_TEST_TIMEOUT raised: a cut takes about 20-30 s here),
 # POWERCUT_SEED (first workload seed, default 1), POWERCUT_BOOT_TIMEOUT
 # (seconds a boot may take to READY or to power off, default 240),
+# POWERCUT_BOOT_RETRIES (how many times a run boots a guest again whose
+# kernel stopped before it reached guest-init.sh, default 2),
 # POWERCUT_DELAY_MS="MIN MAX" (default "500 4000"), POWERCUT_KEEP=1 (keep
 # the share with acks and logs after a passing run too), LAB_DIR (lab cache),
 # POWERCUT_MEDIA=disk|pmem (default disk).
@@ -56,6 +58,7 @@ LAB=$REPO/tests/lab
 CUTS=${POWERCUT_CUTS:-10}
 SEED=${POWERCUT_SEED:-1}
 BOOT_TIMEOUT=${POWERCUT_BOOT_TIMEOUT:-240}
+BOOT_RETRIES=${POWERCUT_BOOT_RETRIES:-2}
 read -r DMIN DMAX <<<"${POWERCUT_DELAY_MS:-500 4000}"
 WORKLOADS=(append overwrite mixed sqlite)
 MEDIA=${POWERCUT_MEDIA:-disk}
@@ -99,9 +102,16 @@ else
 fi
 export LAB_SHARE=$SH
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
+stop_guest() {
+	kill -9 "$QPID" 2>/dev/null
+	wait "$QPID" 2>/dev/null
+	QPID=
+}
 
 # boot K LAST: boots the guest for boot K; unless LAST, cuts its power
-# once it is READY. Returns 1 (after printing why) if the boot failed.
+# once it is READY. Returns 1 (after printing why) if the boot failed, 2 if
+# the guest stopped or hung before it reached guest-init.sh (its kernel
+# crashed while booting: nothing of ours ran, no disk was touched).
 boot() {
 	local k=$1 last=$2 start="" mi=0 mode wl
 	for mode in $MODES; do
@@ -123,12 +133,15 @@ boot() {
 	EOF
 	local t0 t1 delay
 	t0=$(now_ms)
+	boots=$((boots + 1))
 	setpriv --pdeathsig KILL -- "$LAB/run-guest.sh" "$LAB/powercut-guest.sh" </dev/null \
 		>"$SH/console.$k" 2>&1 &
 	QPID=$!
 	if [ "$last" = 1 ]; then
 		while kill -0 "$QPID" 2>/dev/null; do
 			if [ $(($(now_ms) - t0)) -gt $((BOOT_TIMEOUT * 1000)) ]; then
+				stop_guest
+				lab_guest_started "$SH/console.$k" || return 2
 				echo "FAIL boot $k (the last): no power-off after ${BOOT_TIMEOUT}s"
 				return 1
 			fi
@@ -136,16 +149,21 @@ boot() {
 		done
 		wait "$QPID"
 		QPID=
+		lab_guest_started "$SH/console.$k" || return 2
 		cp "$SH/job.log" "$SH/job.$k.log" 2>/dev/null
 		printf 'boot %d: checked and powered off after %.1f s\n' "$k" "$(echo "($(now_ms) - $t0) / 1000" | bc -l)"
 		return 0
 	fi
 	until [ -e "$SH/ready.$k" ]; do
 		if ! kill -0 "$QPID" 2>/dev/null; then
+			stop_guest
+			lab_guest_started "$SH/console.$k" || return 2
 			echo "FAIL boot $k: the guest stopped before READY"
 			return 1
 		fi
 		if [ $(($(now_ms) - t0)) -gt $((BOOT_TIMEOUT * 1000)) ]; then
+			stop_guest
+			lab_guest_started "$SH/console.$k" || return 2
 			echo "FAIL boot $k: no READY after ${BOOT_TIMEOUT}s"
 			return 1
 		fi
@@ -190,14 +208,27 @@ for mode in $MODES; do
 	cuts[$mode]=0 acked[$mode]=0 viol[$mode]=0 recfail[$mode]=0 records[$mode]=0
 	rec_n[$mode]=0 rec_sum[$mode]=0 rec_max[$mode]=0 perwl[$mode]=""
 done
-fails=0 sane=0 fs_lost=0 t_all=$(now_ms)
+fails=0 sane=0 fs_lost=0 boots=0 reboots=0 t_all=$(now_ms)
 for ((k = 0; k <= CUTS; k++)); do
 	last=$([ $k -eq "$CUTS" ] && echo 1 || echo 0)
-	if ! boot $k "$last"; then
+	boot $k "$last"
+	brc=$?
+	# A guest kernel that crashed before our code ran gets booted again, at
+	# most BOOT_RETRIES times a run (each one is a note, with the crash).
+	while [ $brc = 2 ] && [ $reboots -lt "$BOOT_RETRIES" ]; do
+		reboots=$((reboots + 1))
+		mv "$SH/console.$k" "$SH/console.$k.crashed$reboots"
+		echo "note: boot $k: the guest's kernel stopped before guest-init.sh (nothing of ours ran, no disk touched): booting it again"
+		lab_console_excerpt "$SH/console.$k.crashed$reboots"
+		boot $k "$last"
+		brc=$?
+	done
+	if [ $brc != 0 ]; then
+		[ $brc = 2 ] && echo "FAIL boot $k: the guest's kernel stopped before guest-init.sh ($reboots boots again already)"
 		fails=$((fails + 1))
 		grep -h '^ERROR' "$SH/results.$k" 2>/dev/null | sed 's/^/    /'
 		sed 's/^/    | /' "$SH/job.log" 2>/dev/null | tail -n 15
-		tail -n 5 "$SH/console.$k" | sed 's/^/    console| /'
+		lab_console_excerpt "$SH/console.$k"
 		break
 	fi
 	[ $k -gt 0 ] || continue
@@ -301,8 +332,9 @@ for mode in $MODES; do
 		fails=$((fails + 1))
 	fi
 done
-printf 'sanity: %d of %d cuts lost the raw write without sync, %d the never-fsynced file%s; %d boots in %.1f s\n' \
-	"$sane" "$CUTS" "$fs_lost" "$([ "$MEDIA" = pmem ] && echo " (on DAX, write() has no page cache to lose)")" $((CUTS + 1)) "$(echo "$t_all / 1000" | bc -l)" >>"$sum"
+printf 'sanity: %d of %d cuts lost the raw write without sync, %d the never-fsynced file%s; %d boots in %.1f s%s\n' \
+	"$sane" "$CUTS" "$fs_lost" "$([ "$MEDIA" = pmem ] && echo " (on DAX, write() has no page cache to lose)")" "$boots" \
+	"$(echo "$t_all / 1000" | bc -l)" "$([ $reboots -gt 0 ] && echo " ($reboots again after the guest's kernel stopped while booting)")" >>"$sum"
 cat "$sum"
 if [ $fails -ne 0 ]; then
 	echo "FAIL: evidence kept in $OUTD"
