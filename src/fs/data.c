@@ -336,6 +336,8 @@ static ssize_t write_locked(struct sfs_inode *in, const void *buf, size_t n, int
 				populate_ahead(&in->maps, in->kfd, off, off + (int64_t)low, boundary,
 					       64 << 10, &in->t_populated);
 			rc = xfer(&in->maps, in->kfd, true, off, (char *)buf, low, true);
+			if (!rc && sfs_oplog_dax()) /* sync/strict on DAX (logged.c) */
+				sfs_stat_event(SFS_EV_dax_stores, low);
 		}
 		if (!rc && end > boundary)
 			rc = stage_write(in, (const char *)buf + low, n - low, off + (int64_t)low);
@@ -348,6 +350,11 @@ static ssize_t write_locked(struct sfs_inode *in, const void *buf, size_t n, int
 			break;
 	}
 	return rc ? kernel_pwrite(in, buf, n, off) : (ssize_t)n;
+}
+
+ssize_t sfs_inode_write_locked(struct sfs_inode *in, const void *buf, size_t n, int64_t off)
+{
+	return write_locked(in, buf, n, off);
 }
 
 /* RLIMIT_FSIZE, as the kernel's generic_write_check_limits: at or past the

@@ -26,6 +26,11 @@ ssize_t sfs_inode_pread(struct sfs_inode *in, void *buf, size_t n, int64_t off);
  * holds the lock. */
 int sfs_inode_store_locked(struct sfs_inode *in, const char *buf, size_t n, int64_t off);
 
+/* One write at off as POSIX mode does it: stores below the staging
+ * boundary, appends into the staging window, the kernel when neither can.
+ * Returns n or -errno. Caller holds the lock and has applied the limits. */
+ssize_t sfs_inode_write_locked(struct sfs_inode *in, const void *buf, size_t n, int64_t off);
+
 /* Writes n bytes at off, or at the end of file when append is set; *at
  * receives the offset used. Returns the count or -errno. */
 ssize_t sfs_inode_pwrite(struct sfs_inode *in, const void *buf, size_t n, int64_t off,

@@ -3,6 +3,7 @@
 #include "flush.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include "../interpose/real.h"
@@ -33,6 +34,11 @@ int sfs_inode_flush(struct sfs_inode *in, enum sfs_flush how)
 
 int sfs_inode_sync(struct sfs_inode *in, int fd, bool datasync)
 {
+	/* Sync/strict: every write was durable when it returned. A DAX window
+	 * (logged.c) is relinked, not synced (its bytes are in the log): one
+	 * write, and the overwrites that follow are stores into the file. */
+	if (sfs_oplog_on() && !sfs_inode_contended(in))
+		return sfs_inode_flush(in, SFS_FLUSH_VISIBLE);
 	/* small_syncs (inode.h) when the mapping's worst case, every run of
 	 * overwrites dirtying a whole 2 MiB folio at each end, would write
 	 * back more than four times what was overwritten. */
@@ -48,7 +54,7 @@ int sfs_inode_sync(struct sfs_inode *in, int fd, bool datasync)
 	if (sfs_inode_contended(in))
 		sfs_demote_inode(in); /* shared now: the kernel serves it from here */
 	else if (sfs_oplog_on())
-		return 0; /* every write was durable when it returned */
+		return 0; /* the file stopped being shared meanwhile */
 	/* Outside the inode lock: writers need not wait for the device. */
 	if ((datasync ? sfs_real.fdatasync(fd) : sfs_real.fsync(fd)) != 0)
 		return -errno;
@@ -90,6 +96,52 @@ int sfs_inode_truncate(struct sfs_inode *in, int fd, const char *path, int64_t l
 	sfs_barrier_open(in);
 	sfs_inode_unlock(in);
 	return rc;
+}
+
+/* Sync/strict modes on DAX stage appends (logged.c): a window's bytes are
+ * in the log's records, not yet in the file. A checkpoint, which kills the
+ * records, first relinks every window (sfs_relink_for_checkpoint), taking
+ * each inode's lock. So that it never waits for a lock whose holder waits
+ * for the log, a thread relinks the windows of the inodes it holds before
+ * it waits for the log (sfs_relink_held): then a window still open is
+ * either unlocked or its holder is not waiting for the log, and lets go. */
+void sfs_relink_held(void)
+{
+	struct sfs_inode *mine[4];
+	int n = sfs_inode_held(mine, 4);
+	for (int i = 0; i < n; i++)
+		if (atomic_load(&mine[i]->staged))
+			sfs_inode_flush_locked(mine[i], SFS_FLUSH_VISIBLE);
+}
+
+/* A window this process must still relink: open, and not taken over by
+ * another process (which relinked it and made it durable, registry.c). */
+static bool window_open(const struct sfs_inode *in)
+{
+	return atomic_load(&in->staged) &&
+	       (!in->reg || __atomic_load_n(&in->reg->staged, __ATOMIC_ACQUIRE));
+}
+
+void sfs_relink_for_checkpoint(struct sfs_inode *in)
+{
+	struct sfs_inode *mine[4];
+	int n = sfs_inode_held(mine, 4);
+	for (int i = 0; i < n; i++) {
+		if (mine[i] == in) {
+			if (atomic_load(&in->staged))
+				sfs_inode_flush_locked(in, SFS_FLUSH_VISIBLE);
+			return;
+		}
+	}
+	while (window_open(in)) {
+		if (sfs_inode_trylock(in)) {
+			if (atomic_load(&in->staged))
+				sfs_inode_flush_locked(in, SFS_FLUSH_VISIBLE);
+			sfs_inode_unlock(in);
+			return;
+		}
+		sched_yield();
+	}
 }
 
 static void flush_one(struct sfs_inode *in, void *unused)

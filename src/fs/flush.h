@@ -24,6 +24,14 @@ int sfs_inode_sync(struct sfs_inode *in, int fd, bool datasync);
 /* ftruncate(fd, len) or truncate(path, len) on a managed inode. */
 int sfs_inode_truncate(struct sfs_inode *in, int fd, const char *path, int64_t len);
 
+/* Before a thread waits for the operation log: relinks the windows of the
+ * inodes whose lock it holds (see flush.c). */
+void sfs_relink_held(void);
+
+/* A checkpoint of the operation log: relinks in's window, if any, taking
+ * its lock (flush.c says why this cannot deadlock). */
+void sfs_relink_for_checkpoint(struct sfs_inode *in);
+
 /* Relinks every inode of the process (exec, fork, sync, syncfs). */
 void sfs_flush_all(void);
 

@@ -17,6 +17,7 @@
 #include "../oplog/oplog.h"
 #include "../relink/relink.h"
 #include "../staging/pool.h"
+#include "../util/compiler.h"
 #include "../util/msg.h"
 #include "fdtable.h"
 #include "flush.h"
@@ -64,20 +65,62 @@ void sfs_read_wait(struct sfs_inode *in)
 
 /* --- the writer lock and other processes ---------------------------------- */
 
+/* The inode locks this thread holds (a few at most: no path nests deeper),
+ * so that a thread about to wait for the operation log can relink its own
+ * windows first (sfs_relink_held). One beyond the array is not tracked. */
+static __thread struct sfs_inode *held[4] __attribute__((tls_model("initial-exec")));
+static __thread int nheld __attribute__((tls_model("initial-exec")));
+
+static void held_add(struct sfs_inode *in)
+{
+	if (nheld < (int)SFS_ARRAY_SIZE(held))
+		held[nheld] = in;
+	nheld++;
+}
+
+static void held_remove(struct sfs_inode *in)
+{
+	int n = SFS_MIN(nheld, (int)SFS_ARRAY_SIZE(held));
+	for (int i = n - 1; i >= 0; i--) {
+		if (held[i] == in) {
+			held[i] = held[n - 1];
+			break;
+		}
+	}
+	nheld--;
+}
+
 void sfs_inode_lock(struct sfs_inode *in)
 {
 	if (in->reg)
 		sfs_reg_lock(in->reg);
 	else
 		pthread_mutex_lock(&in->own_lock);
+	held_add(in);
+}
+
+bool sfs_inode_trylock(struct sfs_inode *in)
+{
+	if (in->reg ? !sfs_reg_trylock(in->reg) : pthread_mutex_trylock(&in->own_lock) != 0)
+		return false;
+	held_add(in);
+	return true;
 }
 
 void sfs_inode_unlock(struct sfs_inode *in)
 {
+	held_remove(in);
 	if (in->reg)
 		sfs_reg_unlock(in->reg);
 	else
 		pthread_mutex_unlock(&in->own_lock);
+}
+
+int sfs_inode_held(struct sfs_inode **out, int max)
+{
+	int n = SFS_MIN(SFS_MIN(nheld, (int)SFS_ARRAY_SIZE(held)), max);
+	memcpy(out, held, (size_t)n * sizeof(*out));
+	return n;
 }
 
 bool sfs_inode_contended_locked(struct sfs_inode *in)

@@ -133,6 +133,10 @@ static inline void sfs_read_exit(struct sfs_inode *in)
 
 void sfs_inode_lock(struct sfs_inode *in);
 void sfs_inode_unlock(struct sfs_inode *in);
+/* The lock if it is free now; false otherwise. */
+bool sfs_inode_trylock(struct sfs_inode *in);
+/* The inodes whose lock this thread holds (at most max into out). */
+int sfs_inode_held(struct sfs_inode **out, int max);
 
 /* Caller holds the lock. Absorbs a relink another process did of this
  * process's window (drops the window, re-reads the size), and returns true

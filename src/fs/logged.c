@@ -14,6 +14,7 @@
 #include "../util/guard.h"
 #include "../util/msg.h"
 #include "data.h"
+#include "flush.h"
 #include "inode.h"
 
 /* Sync mode sends writes this large straight to the file with fdatasync
@@ -62,20 +63,21 @@ static void release(size_t n)
 /* Puts the bytes into the file's page cache with pwrite: unlike a store
  * through a mapping, it dirties only the blocks it changes, and every
  * logged file is fsynced at the next checkpoint (see small_syncs in
- * inode.h). */
+ * inode.h).
+ * On DAX there is no page cache: the write goes the POSIX mode's way, the
+ * part inside the file stored through the mapping, an append into the
+ * staging window, no system call. The record has the bytes until the
+ * window is relinked and the file fsynced: at a close or truncation, by a
+ * COMMIT (sfs_oplog_commit relinks first), or by the checkpoint before it
+ * kills the records (flush.c: sfs_relink_held). */
 static int apply(struct sfs_inode *in, const char *data, size_t n, int64_t off)
 {
+	if (sfs_oplog_dax() && in->writable) {
+		ssize_t w = sfs_inode_write_locked(in, data, n, off);
+		return w < 0 ? (int)w : 0;
+	}
 	int64_t end = off + (int64_t)n;
 	size_t done = 0;
-	/* On DAX there is no page cache to dirty: the part inside the file is
-	 * stored through the mapping (no system call; the kernel flushes it at
-	 * the checkpoint's fdatasync, and until then the log has it). */
-	int64_t ksize = atomic_load(&in->ksize);
-	if (sfs_oplog_dax() && in->writable && off < ksize) {
-		size_t low = (size_t)(SFS_MIN(end, ksize) - off);
-		if (sfs_inode_store_locked(in, data, low, off) == 0)
-			done = low; /* else (a fault) the kernel writes it all */
-	}
 	for (; done < n;) {
 		ssize_t w = sfs_real.pwrite(in->kfd, data + done, n - done, off + (int64_t)done);
 		if (w < 0 && errno == EINTR)
@@ -123,7 +125,13 @@ static ssize_t faulted(struct sfs_inode *in, const struct iovec *iov, int cnt, s
 		v[k].iov_len = SFS_MIN(v[k].iov_len, left);
 		left -= v[k].iov_len;
 	}
-	ssize_t w = sfs_real.pwritev(in->kfd, v, k, off);
+	/* The kernel writes into the file: a DAX window goes in first. */
+	ssize_t w = -1;
+	int rc = atomic_load(&in->staged) ? sfs_inode_flush_locked(in, SFS_FLUSH_VISIBLE) : 0;
+	if (rc)
+		errno = -rc;
+	else
+		w = sfs_real.pwritev(in->kfd, v, k, off);
 	if (v != small)
 		free(v);
 	if (w <= 0)
@@ -134,7 +142,7 @@ static ssize_t faulted(struct sfs_inode *in, const struct iovec *iov, int cnt, s
 		atomic_store_explicit(&in->size, end, memory_order_release);
 	}
 	in->logged = true;
-	int rc = sfs_oplog_commit(in);
+	rc = sfs_oplog_commit(in);
 	return rc ? rc : w;
 }
 

@@ -143,6 +143,18 @@ void sfs_reg_lock(struct sfs_reg_entry *e)
 	lock_robust(&e->lock, e);
 }
 
+bool sfs_reg_trylock(struct sfs_reg_entry *e)
+{
+	int rc = pthread_mutex_trylock(&e->lock);
+	if (rc == EOWNERDEAD) { /* as lock_robust */
+		if (!alive(e->owner))
+			e->staged = 0;
+		pthread_mutex_consistent(&e->lock);
+		rc = 0;
+	}
+	return rc == 0;
+}
+
 void sfs_reg_unlock(struct sfs_reg_entry *e)
 {
 	pthread_mutex_unlock(&e->lock);

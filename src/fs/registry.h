@@ -99,6 +99,8 @@ void sfs_reg_flush_others(dev_t dev, ino_t ino);
 /* Locks e->lock, repairing the entry if its last holder died. */
 void sfs_reg_lock(struct sfs_reg_entry *e);
 void sfs_reg_unlock(struct sfs_reg_entry *e);
+/* The entry's lock if it is free now (a dead holder's is taken over). */
+bool sfs_reg_trylock(struct sfs_reg_entry *e);
 
 /* The owner describes its window (caller holds e->lock). */
 void sfs_reg_publish(struct sfs_reg_entry *e, bool staged, int stage_fd, int64_t ring_cap,

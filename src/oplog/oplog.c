@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../fs/flush.h"
 #include "../fs/inode.h"
 #include "../fs/registry.h"
 #include "../init.h"
@@ -291,9 +292,16 @@ static bool ready(void)
 
 /* --- claiming space, checkpoints ------------------------------------------ */
 
+/* Set while this thread checkpoints: a COMMIT it would add (an inode
+ * closed meanwhile, destroyed by the checkpoint's last reference) is not
+ * needed, the new generation kills every record, and could not be
+ * claimed while the log is closed. */
+static __thread bool checkpointing __attribute__((tls_model("initial-exec")));
+
 static void fsync_logged(struct sfs_inode *in, void *unused)
 {
 	(void)unused;
+	sfs_relink_for_checkpoint(in); /* a DAX window's bytes into the file */
 	if (in->logged)
 		sfs_real.fdatasync(in->kfd);
 }
@@ -311,7 +319,9 @@ static int checkpoint(bool keep_closed)
 		;
 	while (atomic_load(&p->inflight))
 		sched_yield();
+	checkpointing = true;
 	sfs_inode_foreach(fsync_logged, NULL);
+	checkpointing = false;
 	uint64_t gen = atomic_load(&p->gen) + 1;
 	int rc = write_header(L.fd, gen, p->size);
 	if (rc) {
@@ -358,11 +368,13 @@ static int claim(uint64_t len, uint64_t *off, uint64_t *seq, uint64_t *gen)
 		if (rc == -EAGAIN) {
 			if (atomic_load(&L.closed))
 				return -ENOTSUP; /* the process is exiting: no log now */
-			sched_yield(); /* another thread is checkpointing */
+			sfs_relink_held(); /* the checkpoint may need those */
+			sched_yield();	   /* another thread is checkpointing */
 			continue;
 		}
 		if (rc != -ENOSPC)
 			return rc;
+		sfs_relink_held();
 		pthread_mutex_lock(&L.ckpt_lock);
 		uint64_t t = atomic_load(&L.slot->tail);
 		rc = (t & SFS_LOG_TAIL_CLOSED) || t + len <= L.slot->size ? 0 : checkpoint(false);
@@ -422,6 +434,7 @@ static int bind_file(struct sfs_inode *in)
 	 * from the registry cannot name a file of a later generation. */
 	uint32_t n = atomic_fetch_add(&L.next_file, 1);
 	if (n > 0xffff) { /* ids of this generation used up: start the next */
+		sfs_relink_held();
 		pthread_mutex_lock(&L.ckpt_lock);
 		int rc = atomic_load(&L.slot->gen) == gen ? checkpoint(false) : 0;
 		pthread_mutex_unlock(&L.ckpt_lock);
@@ -503,9 +516,15 @@ int sfs_oplog_commit(struct sfs_inode *in)
 {
 	if (!in->logged)
 		return 0;
+	/* A DAX window's bytes are only in the records: into the file first. */
+	if (atomic_load(&in->staged)) {
+		int rc = sfs_inode_flush_locked(in, SFS_FLUSH_VISIBLE);
+		if (rc)
+			return rc;
+	}
 	if (sfs_real.fdatasync(in->kfd) != 0)
 		return -errno;
-	if (!__atomic_load_n(&L.opened, __ATOMIC_ACQUIRE)) {
+	if (!__atomic_load_n(&L.opened, __ATOMIC_ACQUIRE) || checkpointing) {
 		in->logged = false; /* no log, so no records of it */
 		return 0;
 	}

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "../interpose/real.h"
+#include "../oplog/oplog.h"
 #include "../util/compiler.h"
 #include "../util/options.h"
 #include "relink.h"
@@ -15,8 +16,11 @@
  * At most COPY_CHUNK a call: the page cache sizes a write's folios by the
  * write, and on a busy machine a 2 MiB folio can cost a compaction (an
  * 8 MiB pwrite measured 1.2 to 25 ms here, 256 KiB pieces 1.3-1.4 ms);
- * smaller folios also keep a later 4 KiB store from dirtying 2 MiB. */
+ * smaller folios also keep a later 4 KiB store from dirtying 2 MiB.
+ * On DAX (sync/strict modes on pmem stage their appends, fs/logged.c) there
+ * are no folios: a whole contiguous piece a call. */
 #define COPY_CHUNK (256 << 10)
+#define COPY_CHUNK_DAX (64 << 20)
 
 /* The end of the window's data piece starting at off (the next hole, or
  * size), or, if off is in a hole, -(the hole's end). */
@@ -35,6 +39,7 @@ static int64_t piece_end(const struct sfs_inode *in, int64_t off, int64_t size)
 static int copy_commit(struct sfs_inode *in, int64_t base, int64_t size)
 {
 	char bounce[4096];
+	int64_t chunk = sfs_oplog_dax() ? COPY_CHUNK_DAX : COPY_CHUNK;
 	for (int64_t off = base; off < size;) {
 		/* Holes stay holes: the next write past them extends the file
 		 * over them as a write past EOF does. */
@@ -43,7 +48,7 @@ static int copy_commit(struct sfs_inode *in, int64_t base, int64_t size)
 			off = -end;
 			continue;
 		}
-		size_t len = (size_t)SFS_MIN(end - off, (int64_t)COPY_CHUNK);
+		size_t len = (size_t)SFS_MIN(end - off, chunk);
 		const char *src = sfs_stage_peek(&in->stage, off, &len);
 		if (!src) {
 			len = SFS_MIN(len, sizeof(bounce));
