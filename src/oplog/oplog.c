@@ -181,6 +181,15 @@ static int create_log(const char *name)
 				 0600);
 	if (fd < 0)
 		return -errno;
+	/* Extents in 2 MiB-aligned pieces (XFS's extent size hint; elsewhere
+	 * refused, and nothing changes): on DAX, a 2 MiB-aligned mapping of
+	 * them takes one page fault per 2 MiB instead of one per 4 KiB. */
+	struct fsxattr xa;
+	if (sfs_real.ioctl(fd, FS_IOC_FSGETXATTR, &xa) == 0) {
+		xa.fsx_xflags |= FS_XFLAG_EXTSIZE;
+		xa.fsx_extsize = 2u << 20;
+		sfs_real.ioctl(fd, FS_IOC_FSSETXATTR, &xa);
+	}
 	static const char zeros[1 << 16];
 	for (uint64_t off = 0; off < sfs_g.opt.log_size; off += sizeof(zeros)) {
 		size_t n = (size_t)SFS_MIN((uint64_t)sizeof(zeros), sfs_g.opt.log_size - off);

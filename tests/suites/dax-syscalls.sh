@@ -47,7 +47,7 @@ for mode in sync strict; do
 	SPLITFS_MODE=$mode SPLITFS_STATS=1 strace -f -c -o "$ART/$mode.strace" \
 		"$SFS_CLI" run --root "$SFS_MNT" -- "$prog" "$d" >"$ART/$mode.out" 2>&1
 	r=$?
-	grep '^datapath:' "$ART/$mode.out"
+	grep '^datapath:\|^per_op' "$ART/$mode.out"
 	[ $r -eq 0 ] || { echo "FAIL $mode: datapath failed (exit $r)"; tail -n 30 "$ART/$mode.out"; rc=1; continue; }
 	grep -q '^datapath: library loaded' "$ART/$mode.out" || { echo "FAIL $mode: library not loaded"; rc=1; }
 	s=$ART/$mode.out
