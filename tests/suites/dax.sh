@@ -5,13 +5,15 @@
 # XFS with reflink and exchange-range on it, mounts it dax=always and runs
 # tests/run.sh there (tests/lab/dax-guest.sh), so SplitFS takes its DAX
 # paths: the operation log stored through a MAP_SYNC mapping with libpmem2's
-# flushes and one fence per record, overwrites in sync and strict modes as
-# stores. Power cuts on pmem are suites/powercut-pmem.sh.
+# flushes and one fence per record; in sync and strict modes overwrites as
+# stores and appends staged. Power cuts on pmem are suites/powercut-pmem.sh.
 #
 # The emulated CPU is 5-40x slower than this one, so `make test` runs a
 # bounded set with short knobs; `make test-dax` (DAX_FULL=1) runs every
-# suite with its default knobs. Knobs: DAX_SUITES (the suites), DAX_TIMEOUT
-# (seconds for the whole guest run, default 1100; 7200 with DAX_FULL=1).
+# suite with its default knobs, the real applications too. Knobs: DAX_SUITES
+# (the suites), DAX_TIMEOUT (seconds for the whole guest run, default 1100;
+# 7200 with DAX_FULL=1), DAX_ENV (more NAME=VALUE settings for the suites in
+# the guest, e.g. "SFS_APPS_REDIS_SCALE=0.2").
 # Skips (exit 77) when the lab cannot be set up (tests/lab/setup.sh says why).
 . "$(dirname "$0")/../lib.sh"
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
@@ -23,14 +25,15 @@ SH=$OUTD/share
 rm -rf "$OUTD"
 mkdir -p "$SH"
 if [ "${DAX_FULL:-0}" = 1 ]; then
-	SUITES=${DAX_SUITES:-dax-syscalls strace c-tests errno durability entrypoints pjdfstest fsx crash}
-	ENV="DATAPATH_OPS=${DATAPATH_OPS:-10000} CRASH_POWER_POINTS=0"
+	SUITES=${DAX_SUITES:-dax-syscalls strace c-tests errno durability entrypoints pjdfstest fsx crash apps}
+	ENV="DATAPATH_OPS=${DATAPATH_OPS:-10000} CRASH_POWER_POINTS=0 SFS_APPS_CMD_TIMEOUT=1200"
 	TMO=${DAX_TIMEOUT:-7200}
 else
 	SUITES=${DAX_SUITES:-dax-syscalls strace c-tests errno durability pjdfstest fsx crash}
 	ENV="DATAPATH_OPS=5000 FSX_SEEDS=1 FSX_OPS=3000 FSX_FULL_OPS=1000 FSX_BIG_OPS=1000 CRASH_POINTS=20 CRASH_POWER_POINTS=0 CRASH_BIGLOG=0"
 	TMO=${DAX_TIMEOUT:-1100} # under tests/run.sh's 1200 s per suite
 fi
+ENV="$ENV ${DAX_ENV:-}"
 cat >"$SH/plan" <<-PLAN
 	REPO='$REPO'
 	BUILD='$SFS_BUILD'
