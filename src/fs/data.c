@@ -61,14 +61,6 @@ static int xfer(struct sfs_maptab *t, int fd, bool fd_writable, int64_t off, cha
 	return 0;
 }
 
-int sfs_inode_store_locked(struct sfs_inode *in, const char *buf, size_t n, int64_t off)
-{
-	int rc = xfer(&in->maps, in->kfd, true, off, (char *)buf, n, true);
-	if (!rc)
-		sfs_stat_event(SFS_EV_dax_stores, n);
-	return rc;
-}
-
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif

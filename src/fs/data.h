@@ -20,12 +20,6 @@
 /* Reads up to n bytes at off. Returns the count or -errno. */
 ssize_t sfs_inode_pread(struct sfs_inode *in, void *buf, size_t n, int64_t off);
 
-/* Stores n bytes at off, all inside the kernel's file (below ksize), through
- * the chunk mappings (pwrite for a chunk's first touches). 0 or -errno
- * (-EFAULT: a store faulted; the caller writes it with the kernel). Caller
- * holds the lock. */
-int sfs_inode_store_locked(struct sfs_inode *in, const char *buf, size_t n, int64_t off);
-
 /* One write at off as POSIX mode does it: stores below the staging
  * boundary, appends into the staging window, the kernel when neither can.
  * Returns n or -errno. Caller holds the lock and has applied the limits. */

@@ -105,13 +105,18 @@ int sfs_inode_truncate(struct sfs_inode *in, int fd, const char *path, int64_t l
  * for the log, a thread relinks the windows of the inodes it holds before
  * it waits for the log (sfs_relink_held): then a window still open is
  * either unlocked or its holder is not waiting for the log, and lets go. */
+static void relink_locked(struct sfs_inode *in)
+{
+	if (atomic_load(&in->staged))
+		sfs_inode_flush_locked(in, SFS_FLUSH_VISIBLE);
+}
+
 void sfs_relink_held(void)
 {
 	struct sfs_inode *mine[4];
 	int n = sfs_inode_held(mine, 4);
 	for (int i = 0; i < n; i++)
-		if (atomic_load(&mine[i]->staged))
-			sfs_inode_flush_locked(mine[i], SFS_FLUSH_VISIBLE);
+		relink_locked(mine[i]);
 }
 
 /* A window this process must still relink: open, and not taken over by
@@ -128,15 +133,13 @@ void sfs_relink_for_checkpoint(struct sfs_inode *in)
 	int n = sfs_inode_held(mine, 4);
 	for (int i = 0; i < n; i++) {
 		if (mine[i] == in) {
-			if (atomic_load(&in->staged))
-				sfs_inode_flush_locked(in, SFS_FLUSH_VISIBLE);
+			relink_locked(in);
 			return;
 		}
 	}
 	while (window_open(in)) {
 		if (sfs_inode_trylock(in)) {
-			if (atomic_load(&in->staged))
-				sfs_inode_flush_locked(in, SFS_FLUSH_VISIBLE);
+			relink_locked(in);
 			sfs_inode_unlock(in);
 			return;
 		}

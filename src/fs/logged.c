@@ -77,8 +77,7 @@ static int apply(struct sfs_inode *in, const char *data, size_t n, int64_t off)
 		return w < 0 ? (int)w : 0;
 	}
 	int64_t end = off + (int64_t)n;
-	size_t done = 0;
-	for (; done < n;) {
+	for (size_t done = 0; done < n;) {
 		ssize_t w = sfs_real.pwrite(in->kfd, data + done, n - done, off + (int64_t)done);
 		if (w < 0 && errno == EINTR)
 			continue;
