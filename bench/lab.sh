@@ -20,10 +20,7 @@ OPTS=("$@")
 cat >"$OUT/share/job.sh.in" <<JOB
 M=/run/pmem
 mkdir -p \$M
-# Stripe unit 2 MiB: extents aligned to 2 MiB on the device, so a DAX mapping
-# can take one page fault per 2 MiB (the usual advice for fsdax).
-mkfs.xfs -f -q -m reflink=1 -d su=2m,sw=1 /dev/pmem0 && "$LAB_DIR/xfs_set_exchrange" /dev/pmem0 >/dev/null &&
-	mount -o dax=always /dev/pmem0 \$M || { echo "bench-lab: no DAX file system"; exit 1; }
+LAB_DIR="$LAB_DIR" sh "$ROOT/tests/lab/mkfs-pmem.sh" /dev/pmem0 && mount -o dax=always /dev/pmem0 \$M || { echo "bench-lab: no DAX file system"; exit 1; }
 echo "bench-lab: \$(grep pmem0 /proc/mounts)"
 cd "$ROOT" && BENCH_OUT=/run/share/results BENCH_MNT=\$M BENCH_MNT_READY=1 BENCH_BUILT=1 \
 	bench/run.sh ${OPTS[*]}

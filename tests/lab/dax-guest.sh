@@ -20,10 +20,7 @@ fail() {
 }
 [ -b /dev/pmem0 ] || fail "no /dev/pmem0 (pmem modules: $(lsmod | grep -c nd_))"
 mkdir -p $M
-# Stripe unit 2 MiB: extents aligned to 2 MiB on the device, so a DAX mapping
-# can take one page fault per 2 MiB (the usual advice for fsdax).
-mkfs.xfs -f -q -m reflink=1 -d su=2m,sw=1 /dev/pmem0 || fail "mkfs.xfs /dev/pmem0 failed"
-"$LAB_DIR/xfs_set_exchrange" /dev/pmem0 >/dev/null || fail "xfs_set_exchrange failed"
+err=$(LAB_DIR=$LAB_DIR sh "$REPO/tests/lab/mkfs-pmem.sh" /dev/pmem0 2>&1) || fail "$err"
 mount -o dax=always /dev/pmem0 $M || fail "mount -o dax=always failed: $(dmesg | tail -n 3)"
 : >$M/probe
 attr=$(xfs_io -c "statx -r" $M/probe | sed -n 's/^stat.attributes = //p')

@@ -49,8 +49,7 @@ if [ "${MKFS:-0}" = 1 ]; then
 	# An NVDIMM's first boot: an fsdax namespace (struct pages in memory),
 	# then XFS with reflink and exchange-range.
 	ndctl create-namespace -f -e namespace0.0 -m fsdax -M mem >/dev/null &&
-		[ -b "$DEV" ] && mkfs.xfs -q -f -m reflink=1 -d su=2m,sw=1 "$DEV" &&
-		"$LAB_DIR/xfs_set_exchrange" "$DEV" >/dev/null ||
+		[ -b "$DEV" ] && LAB_DIR=$LAB_DIR sh "$REPO/tests/lab/mkfs-pmem.sh" "$DEV" ||
 		echo "ERROR boot $CUT: making the fsdax namespace and XFS on $DEV failed" >>"$res.tmp"
 fi
 # shellcheck disable=SC2086

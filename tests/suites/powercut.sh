@@ -78,11 +78,14 @@ SH=$OUTD/share
 rm -rf "$OUTD"
 mkdir -p "$SH"
 QPID=
+# stop_guest: QEMU killed (the power cut) and reaped.
+stop_guest() {
+	kill -9 "$QPID" 2>/dev/null
+	wait "$QPID" 2>/dev/null
+	QPID=
+}
 cleanup() {
-	if [ -n "$QPID" ]; then
-		kill -9 "$QPID" 2>/dev/null
-		wait "$QPID" 2>/dev/null
-	fi
+	[ -z "$QPID" ] || stop_guest
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -102,11 +105,6 @@ else
 fi
 export LAB_SHARE=$SH
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
-stop_guest() {
-	kill -9 "$QPID" 2>/dev/null
-	wait "$QPID" 2>/dev/null
-	QPID=
-}
 
 # boot K LAST: boots the guest for boot K; unless LAST, cuts its power
 # once it is READY. Returns 1 (after printing why) if the boot failed, 2 if
@@ -176,9 +174,7 @@ boot() {
 		echo "FAIL boot $k: the guest powered off by itself before the cut"
 		return 1
 	fi
-	kill -9 "$QPID" # the power cut
-	wait "$QPID" 2>/dev/null
-	QPID=
+	stop_guest # the power cut
 	cp "$SH/job.log" "$SH/job.$k.log" 2>/dev/null
 	echo "$delay" >"$SH/delay.$k"
 	printf 'boot %d: READY after %.1f s, power cut %d ms later (%s)\n' "$k" \
