@@ -298,15 +298,31 @@ static struct sfs_reg_entry *join(dev_t dev, ino_t ino, bool manage, bool *alone
 	if (!hdr)
 		return NULL;
 	int32_t me = sfs_self_pid();
-	lock_robust(&hdr->lock, NULL);
-	struct sfs_reg_entry *e = find(dev, ino, true);
-	int others = e ? prune(e, me, true) : 0;
-	pthread_mutex_unlock(&hdr->lock);
-	if (!e) {
-		sfs_warn("registry full: files are coordinated within each process only");
-		return NULL;
+	struct sfs_reg_entry *e;
+	int others;
+	/* Who else has the file is read under the entry's lock, so the
+	 * decision below and what it stores are one step: two processes
+	 * joining at once must not both find themselves alone (the later
+	 * one's "shared" overwritten by the earlier one's "alone"). The
+	 * entry lock is taken before the registry lock, as everywhere (a
+	 * writer holding its inode lock may claim a log slot). */
+	for (;;) {
+		lock_robust(&hdr->lock, NULL);
+		e = find(dev, ino, true);
+		pthread_mutex_unlock(&hdr->lock);
+		if (!e) {
+			sfs_warn("registry full: files are coordinated within each process only");
+			return NULL;
+		}
+		sfs_reg_lock(e);
+		lock_robust(&hdr->lock, NULL);
+		bool same = e->dev == dev && e->ino == ino; /* not freed and reused meanwhile */
+		others = same ? prune(e, me, true) : 0;
+		pthread_mutex_unlock(&hdr->lock);
+		if (same)
+			break;
+		sfs_reg_unlock(e);
 	}
-	sfs_reg_lock(e);
 	if (others > 0) {
 		if (e->staged && e->owner != me && alive(e->owner))
 			take_over(e);
