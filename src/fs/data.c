@@ -17,48 +17,71 @@
 #include "../relink/relink.h"
 #include "../util/compiler.h"
 #include "../util/guard.h"
+#include "../util/pmem.h"
 #include "../util/stats.h"
 #include "flush.h"
 #include "../oplog/oplog.h"
 
-/* Moves n bytes between buf and file offset off through the chunk mappings
- * of table t (file fd). Returns 0, or -EFAULT when a copy faulted (the caller
- * then redoes the operation through the kernel), or another -errno. */
-static int xfer(struct sfs_maptab *t, int fd, bool fd_writable, int64_t off, char *buf, size_t n,
-		bool to_file)
+/* Moves n bytes between buf and file offset off of the target through its
+ * chunk mappings. Returns 0, or -EFAULT when a copy faulted (the caller then
+ * redoes the operation through the kernel), or another -errno.
+ * Stores on DAX (in->dax) are flushed and fenced before it returns when the
+ * flush primitives are known; otherwise, and for every piece the kernel
+ * writes, the inode is marked kdirty (its fsync needs the kernel's). */
+static int xfer(struct sfs_inode *in, int64_t off, char *buf, size_t n, bool to_file)
 {
 	int64_t chunk = (int64_t)1 << sfs_g.map_shift;
-	int prot = PROT_READ | (fd_writable ? PROT_WRITE : 0);
+	int prot = PROT_READ | (in->writable ? PROT_WRITE : 0);
+	bool flush = to_file && sfs_inode_dax_flushes(in);
+	bool flushed = false;
+	int rc = 0;
 	while (n > 0) {
 		size_t in_chunk = (size_t)(chunk - (off & (chunk - 1)));
 		size_t len = SFS_MIN(n, in_chunk);
 		int err = 0;
-		char *m = sfs_map_get(t, fd, (uint64_t)off, prot, true, &err);
+		/* DAX: mapped at once (no page cache to spare a first touch). */
+		char *m = sfs_map_get(&in->maps, in->kfd, (uint64_t)off, prot, !flush, &err);
 		if (!m) {
 			/* Not mapped (first touch, budget, radix): the kernel copies
 			 * this piece. */
 			if (err != -EAGAIN)
 				sfs_stat_event(SFS_EV_kernel_fallbacks, 1);
-			ssize_t r = to_file ? sfs_real.pwrite(fd, buf, len, off)
-					    : sfs_real.pread(fd, buf, len, off);
-			if (r < 0)
-				return -errno;
+			if (to_file)
+				sfs_inode_kernel_changed(in);
+			ssize_t r = to_file ? sfs_real.pwrite(in->kfd, buf, len, off)
+					    : sfs_real.pread(in->kfd, buf, len, off);
+			if (r < 0) {
+				rc = -errno;
+				break;
+			}
 			if ((size_t)r < len) {
-				if (to_file)
-					return -EIO;
+				if (to_file) {
+					rc = -EIO;
+					break;
+				}
 				memset(buf + r, 0, len - (size_t)r); /* hole past EOF */
 			}
 		} else {
 			char *p = m + (off & (chunk - 1));
-			int rc = to_file ? sfs_guarded_copy(p, buf, len) : sfs_guarded_copy(buf, p, len);
+			if (!to_file)
+				rc = sfs_guarded_copy(buf, p, len);
+			else if (flush)
+				rc = sfs_guarded_copy_by(p, buf, len, sfs_pmem_copy_nodrain);
+			else
+				rc = sfs_guarded_copy(p, buf, len);
+			flushed |= flush;
+			if (to_file && !flush)
+				sfs_inode_kernel_changed(in);
 			if (rc)
-				return rc;
+				break;
 		}
 		off += (int64_t)len;
 		buf += len;
 		n -= len;
 	}
-	return 0;
+	if (flushed)
+		sfs_pmem_drain();
+	return rc;
 }
 
 #ifndef MADV_POPULATE_WRITE
@@ -144,7 +167,7 @@ ssize_t sfs_inode_pread(struct sfs_inode *in, void *buf, size_t n, int64_t off)
 		size_t low = off < boundary ? (size_t)SFS_MIN((int64_t)len, boundary - off) : 0;
 		int rc = 0;
 		if (low)
-			rc = xfer(&in->maps, in->kfd, in->writable, off, buf, low, false);
+			rc = xfer(in, off, buf, low, false);
 		if (!rc && len > low)
 			rc = sfs_stage_xfer(&in->stage, off + (int64_t)low, (char *)buf + low,
 					    len - low, 0);
@@ -268,6 +291,7 @@ static ssize_t kernel_pwrite(struct sfs_inode *in, const void *buf, size_t n, in
 	int rc = sfs_inode_flush_locked(in, SFS_FLUSH_VISIBLE);
 	if (rc)
 		return rc;
+	sfs_inode_kernel_changed(in);
 	ssize_t w = sfs_real.pwrite(in->kfd, buf, n, off);
 	if (w < 0)
 		return -errno;
@@ -283,6 +307,7 @@ static ssize_t kernel_pwrite(struct sfs_inode *in, const void *buf, size_t n, in
 static int overwrite_kernel(struct sfs_inode *in, const void *buf, size_t n, int64_t off)
 {
 	sfs_stat_event(SFS_EV_kernel_overwrites, 1);
+	sfs_inode_kernel_changed(in);
 	for (size_t done = 0; done < n;) {
 		ssize_t w = sfs_real.pwrite(in->kfd, (const char *)buf + done, n - done,
 					    off + (int64_t)done);
@@ -321,14 +346,15 @@ static ssize_t write_locked(struct sfs_inode *in, const void *buf, size_t n, int
 				atomic_fetch_add_explicit(&in->overwrite_runs, 1,
 							  memory_order_relaxed);
 		}
-		if (low && atomic_load_explicit(&in->small_syncs, memory_order_relaxed)) {
+		/* On DAX a store dirties only the lines it flushes: no folios. */
+		if (low && !in->dax && atomic_load_explicit(&in->small_syncs, memory_order_relaxed)) {
 			rc = overwrite_kernel(in, buf, low, off);
 		} else if (low) {
 			if (sequential)
 				populate_ahead(&in->maps, in->kfd, off, off + (int64_t)low, boundary,
 					       64 << 10, &in->t_populated);
-			rc = xfer(&in->maps, in->kfd, true, off, (char *)buf, low, true);
-			if (!rc && sfs_oplog_dax()) /* sync/strict on DAX (logged.c) */
+			rc = xfer(in, off, (char *)buf, low, true);
+			if (!rc && (in->dax || sfs_oplog_dax())) /* stores on DAX */
 				sfs_stat_event(SFS_EV_dax_stores, low);
 		}
 		if (!rc && end > boundary)

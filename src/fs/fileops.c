@@ -448,6 +448,7 @@ void sfs_kview_end(struct sfs_kview *kv)
 		pthread_mutex_unlock(&f->pos_lock);
 	}
 	struct sfs_inode *in = f->inode;
+	sfs_inode_kernel_changed(in);
 	sfs_inode_lock(in);
 	sfs_inode_resync_locked(in);
 	if (sfs_oplog_on()) {

@@ -8,6 +8,7 @@
 
 #include "../interpose/real.h"
 #include "../relink/relink.h"
+#include "../util/stats.h"
 #include "process.h"
 #include "../oplog/oplog.h"
 
@@ -16,6 +17,7 @@ int sfs_inode_flush_locked(struct sfs_inode *in, enum sfs_flush how)
 	sfs_inode_contended_locked(in); /* absorbs a relink another process did */
 	if (!atomic_load(&in->staged))
 		return 0;
+	sfs_inode_kernel_changed(in);
 	sfs_barrier_close(in);
 	int rc = sfs_relink(in, how == SFS_FLUSH_DURABLE);
 	sfs_barrier_open(in);
@@ -39,6 +41,21 @@ int sfs_inode_sync(struct sfs_inode *in, int fd, bool datasync)
 	 * write, and the overwrites that follow are stores into the file. */
 	if (sfs_oplog_on() && !sfs_inode_contended(in))
 		return sfs_inode_flush(in, SFS_FLUSH_VISIBLE);
+	/* POSIX mode on DAX (inode.h): once the file is synced, every store
+	 * is flushed and fenced before its write returns (data.c), and MAP_SYNC
+	 * made the blocks' metadata durable at the write fault; with nothing
+	 * staged, nothing only the kernel's fsync makes durable (kdirty: also
+	 * every store before this first sync) and no metadata call since the
+	 * last kernel fsync, there is nothing to do. */
+	if (in->dax)
+		atomic_store_explicit(&in->fsynced, true, memory_order_relaxed);
+	if (in->dax && atomic_load(&in->maps.sync) && !atomic_load(&in->staged) &&
+	    !atomic_load(&in->kdirty) &&
+	    atomic_load(&in->synced_meta) == atomic_load(&sfs_meta_epoch) &&
+	    !sfs_inode_contended(in)) {
+		sfs_stat_event(SFS_EV_dax_syncs, 1);
+		return 0;
+	}
 	/* small_syncs (inode.h) when the mapping's worst case, every run of
 	 * overwrites dirtying a whole 2 MiB folio at each end, would write
 	 * back more than four times what was overwritten. */
@@ -55,9 +72,15 @@ int sfs_inode_sync(struct sfs_inode *in, int fd, bool datasync)
 		sfs_demote_inode(in); /* shared now: the kernel serves it from here */
 	else if (sfs_oplog_on())
 		return 0; /* the file stopped being shared meanwhile */
-	/* Outside the inode lock: writers need not wait for the device. */
-	if ((datasync ? sfs_real.fdatasync(fd) : sfs_real.fsync(fd)) != 0)
+	/* Outside the inode lock: writers need not wait for the device. What
+	 * the kernel changes from here on marks the inode kdirty again. */
+	atomic_store(&in->kdirty, false);
+	uint64_t meta = atomic_load(&sfs_meta_epoch);
+	if ((datasync ? sfs_real.fdatasync(fd) : sfs_real.fsync(fd)) != 0) {
+		sfs_inode_kernel_changed(in);
 		return -errno;
+	}
+	atomic_store(&in->synced_meta, meta); /* a racing fsync may store an older one: harmless */
 	/* Writeback made the target's pages clean (write-protected) again. */
 	in->t_populated = 0;
 	return 0;
@@ -88,6 +111,7 @@ int sfs_inode_truncate(struct sfs_inode *in, int fd, const char *path, int64_t l
 			sfs_oplog_commit(in);
 	}
 	if (!rc) {
+		sfs_inode_kernel_changed(in);
 		atomic_store(&in->ksize, len);
 		atomic_store(&in->size, len);
 		if (sfs_oplog_on() && !logged && sfs_real.fdatasync(in->kfd) != 0)

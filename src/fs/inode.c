@@ -133,6 +133,7 @@ bool sfs_inode_contended_locked(struct sfs_inode *in)
 		/* Another process relinked our window into the file: it is in
 		 * the kernel now; drop the staged copy and take the real size. */
 		in->reg_gen = gen;
+		sfs_inode_kernel_changed(in);
 		if (atomic_load(&in->staged)) {
 			sfs_barrier_close(in);
 			atomic_store(&in->staged, false);
@@ -369,6 +370,8 @@ static struct sfs_inode *create(int appfd, const struct stat *st, int flags)
 	atomic_store(&in->posix_locks, locks);
 	in->refs = 1;
 	in->nwriters = writes(flags) ? 1 : 0;
+	sfs_inode_dax_setup(in);
+	atomic_store(&in->kdirty, true);
 	if (!join(in)) {
 		destroy(in);
 		return NULL;
@@ -396,6 +399,7 @@ static bool reuse(struct sfs_inode *in, int appfd, int flags, bool from_cache)
 				in->kfd = kfd;
 				sfs_barrier_close(in);
 				sfs_map_drop_all(&in->maps); /* read-only chunks */
+				sfs_inode_dax_setup(in);
 				if (atomic_load(&in->posix_locks) && in->stale_kfd < 0)
 					in->stale_kfd = old; /* closing it would drop locks */
 				else
@@ -420,8 +424,10 @@ static bool reuse(struct sfs_inode *in, int appfd, int flags, bool from_cache)
 	}
 	/* Coming out of the cache, or truncated by this open: the kernel's
 	 * size is the truth (another process may have changed the file). */
-	if (ok && (from_cache || (flags & O_TRUNC)))
+	if (ok && (from_cache || (flags & O_TRUNC))) {
+		sfs_inode_kernel_changed(in);
 		sfs_inode_resync_locked(in);
+	}
 	sfs_inode_unlock(in);
 	return ok;
 }
@@ -607,6 +613,7 @@ void sfs_inode_resync_locked(struct sfs_inode *in)
 	if (atomic_load(&in->ksize) == kernel_size && atomic_load(&in->size) == kernel_size)
 		return;
 	/* Shrinking unmaps what readers may be copying: close the barrier. */
+	sfs_inode_kernel_changed(in); /* another process changed the size */
 	bool shrink = kernel_size < atomic_load(&in->size);
 	if (shrink)
 		sfs_barrier_close(in);

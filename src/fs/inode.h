@@ -87,6 +87,22 @@ struct sfs_inode {
 
 	int nwriters; /* application files open for writing (under the lock) */
 
+	/* POSIX mode on DAX (data.c, flush.c): writable chunks are mapped
+	 * MAP_SYNC and every store below the window is flushed and fenced
+	 * before the write returns, so fsync needs no system call while
+	 * kdirty is false. kdirty: since the last fsync the kernel holds
+	 * changes of this file only its fsync makes durable (a pwrite, a
+	 * relink, a truncation, a call passed to the kernel, a store made
+	 * before the flush primitives were known, or unknown history: a new
+	 * or cached inode object). Stores are flushed only once the application
+	 * has synced the file (fsynced): until then they are plain stores, as
+	 * in the page cache, and the first fsync is the kernel's (kdirty), so a
+	 * file nobody syncs pays nothing for durability. */
+	bool dax;
+	atomic_bool fsynced; /* the application syncs this file: flush stores */
+	atomic_bool kdirty;
+	_Atomic uint64_t synced_meta; /* sfs_meta_epoch at the last kernel fsync */
+
 	/* The operation log (sync/strict; oplog.h), under the lock: the file's
 	 * id in the log's generation log_gen, and whether records since its
 	 * last COMMIT exist. */
@@ -213,6 +229,33 @@ void sfs_kernel_sets_reset(void);
  * application may hold locks (a close drops them all). */
 bool sfs_posix_locked(dev_t dev, ino_t ino);
 void sfs_posix_locked_add(dev_t dev, ino_t ino);
+
+/* Decides in->dax (and maps.sync) for the inode's descriptor (fs/dax.c). */
+void sfs_inode_dax_setup(struct sfs_inode *in);
+
+/* Whether this inode's stores are flushed by the library (POSIX mode on
+ * DAX, MAP_SYNC mappings, synced by the application before, libpmem2's
+ * primitives known or learnt now from this file). Caller holds the inode
+ * lock. */
+bool sfs_inode_dax_flushes(struct sfs_inode *in);
+
+/* Counts the metadata calls the kernel served (chmod, utimes, rename, ...:
+ * the "durable" rows of entrypoints.tsv). The kernel's fsync of a file
+ * would make such a change of it durable; the DAX fsync without a system
+ * call (flush.c) is taken only while none happened since the file's last
+ * kernel fsync (per process, not per file: rare enough). */
+extern _Atomic uint64_t sfs_meta_epoch;
+static inline void sfs_meta_changed(void)
+{
+	atomic_fetch_add_explicit(&sfs_meta_epoch, 1, memory_order_relaxed);
+}
+
+/* The kernel changed the file in a way only its fsync makes durable. */
+static inline void sfs_inode_kernel_changed(struct sfs_inode *in)
+{
+	if (!atomic_load(&in->kdirty)) /* no store to a shared line per write */
+		atomic_store(&in->kdirty, true);
+}
 
 /* Refreshes ksize/size from the kernel's size (fstat under the lock) when
  * nothing is staged: another process may have grown or shrunk the file.

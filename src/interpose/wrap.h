@@ -76,6 +76,8 @@ static inline long sfs_kernel_wrote(int fd, long r)
  * error, as the change may not survive a crash. */
 #define SFS_META_DURABLE(r, sync_call)                                                             \
 	do {                                                                                       \
+		if ((r) == 0)                                                                      \
+			sfs_meta_changed();                                                        \
 		if ((r) == 0 && sfs_unlikely(sfs_metasync_on())) {                                 \
 			int rc_ = (sync_call);                                                     \
 			if (rc_ < 0) {                                                             \

@@ -17,6 +17,11 @@
 
 struct sfs_maptab {
 	_Atomic(_Atomic(char *) *) dir[SFS_MAP_FANOUT];
+	/* Writable chunks are mapped MAP_SYNC (a DAX file whose stores the
+	 * library flushes itself: a write fault makes the blocks' metadata
+	 * durable before it returns). Cleared, for good, when the kernel
+	 * refuses MAP_SYNC: the owner then leaves durability to fsync. */
+	atomic_bool sync;
 };
 
 /* The base address of the chunk holding file offset off, mapping it from fd

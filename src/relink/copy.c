@@ -39,7 +39,7 @@ static int64_t piece_end(const struct sfs_inode *in, int64_t off, int64_t size)
 static int copy_commit(struct sfs_inode *in, int64_t base, int64_t size)
 {
 	char bounce[4096];
-	int64_t chunk = sfs_oplog_dax() ? COPY_CHUNK_DAX : COPY_CHUNK;
+	int64_t chunk = in->dax || sfs_oplog_dax() ? COPY_CHUNK_DAX : COPY_CHUNK;
 	for (int64_t off = base; off < size;) {
 		/* Holes stay holes: the next write past them extends the file
 		 * over them as a write past EOF does. */

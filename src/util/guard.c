@@ -89,11 +89,12 @@ void sfs_guard_install(void)
  * fault of a bad one is the point. */
 static void *(*volatile copy_fn)(void *, const void *, size_t) = memcpy;
 
-int sfs_guarded_copy(void *dst, const void *src, size_t n)
+int sfs_guarded_copy_by(void *dst, const void *src, size_t n,
+			void *(*copy)(void *, const void *, size_t))
 {
 	if (!installed) {
 		/* No guard (before init): copy plainly. */
-		copy_fn(dst, src, n);
+		copy(dst, src, n);
 		return 0;
 	}
 	if (sigsetjmp(guard.env, 0)) {
@@ -101,9 +102,14 @@ int sfs_guarded_copy(void *dst, const void *src, size_t n)
 		return -EFAULT;
 	}
 	guard.armed = 1;
-	copy_fn(dst, src, n);
+	copy(dst, src, n);
 	guard.armed = 0;
 	return 0;
+}
+
+int sfs_guarded_copy(void *dst, const void *src, size_t n)
+{
+	return sfs_guarded_copy_by(dst, src, n, copy_fn);
 }
 
 int sfs_guard_owns(int sig)

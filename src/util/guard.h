@@ -25,6 +25,10 @@ void sfs_guard_install(void);
 /* memcpy that returns 0, or -EFAULT when either side faulted. */
 int sfs_guarded_copy(void *dst, const void *src, size_t n);
 
+/* The same with another copy routine (sfs_pmem_copy_nodrain). */
+int sfs_guarded_copy_by(void *dst, const void *src, size_t n,
+			void *(*copy)(void *, const void *, size_t));
+
 /* Whether the library owns the handler for sig (SIGSEGV or SIGBUS), so the
  * sigaction wrapper must record the application's handler instead. */
 int sfs_guard_owns(int sig);

@@ -40,12 +40,30 @@ static pthread_once_t load_once = PTHREAD_ONCE_INIT;
  * persistence domain, the same for every DAX mapping of the process. */
 static pmem2_memcpy_fn copy_fn;
 static pmem2_drain_fn drain_fn;
+/* Set (release) once the two above are: stores into a file's own MAP_SYNC
+ * mappings can then be made durable without a map of libpmem2's. */
+static atomic_bool have_fns;
 
 /* Whether the kernel serves fd with DAX (statx STATX_ATTR_DAX). */
 static bool is_dax(int fd)
 {
 	struct statx sx;
 	return statx(fd, "", AT_EMPTY_PATH, 0, &sx) == 0 && (sx.stx_attributes & STATX_ATTR_DAX);
+}
+
+bool sfs_pmem_file_is_dax(int fd)
+{
+	/* Every managed file lies on the root's file system: once a file there
+	 * is not DAX, the others are taken not to be either (one statx per
+	 * process on a page-cache file system; with dax=inode a later DAX file
+	 * keeps the page-cache path, which is correct there too). */
+	static atomic_int fs_state; /* 0 unknown, 1 DAX seen, 2 not DAX */
+	if (atomic_load_explicit(&fs_state, memory_order_relaxed) == 2)
+		return false;
+	bool dax = is_dax(fd);
+	int unknown = 0;
+	atomic_compare_exchange_strong(&fs_state, &unknown, dax ? 1 : 2);
+	return dax;
 }
 
 static void load(void)
@@ -121,9 +139,15 @@ int sfs_pmem_map(int fd, size_t len, struct sfs_pmem_map *m)
 		P.source_delete(&src);
 	if (rc)
 		return rc;
-	if (!copy_fn) {
-		drain_fn = P.get_drain_fn(map);
-		copy_fn = P.get_memcpy_fn(map);
+	if (!atomic_load_explicit(&have_fns, memory_order_acquire)) {
+		static pthread_mutex_t fns_lock = PTHREAD_MUTEX_INITIALIZER;
+		pthread_mutex_lock(&fns_lock);
+		if (!atomic_load_explicit(&have_fns, memory_order_relaxed)) {
+			drain_fn = P.get_drain_fn(map);
+			copy_fn = P.get_memcpy_fn(map);
+			atomic_store_explicit(&have_fns, true, memory_order_release);
+		}
+		pthread_mutex_unlock(&fns_lock);
 	}
 	m->addr = P.map_get_address(map);
 	m->len = len;
@@ -144,6 +168,43 @@ void sfs_pmem_writev(struct sfs_pmem_map *m, uint64_t off, const struct iovec *v
 	drain_fn();
 	sfs_stat_event(SFS_EV_dax_fences, 1);
 	sfs_stat_event(SFS_EV_dax_bytes, total);
+}
+
+bool sfs_pmem_ready(void)
+{
+	return atomic_load_explicit(&have_fns, memory_order_acquire);
+}
+
+static atomic_bool gave_up;
+
+bool sfs_pmem_learn(int fd)
+{
+	if (sfs_pmem_ready())
+		return true;
+	if (atomic_load(&gave_up))
+		return false;
+	/* libpmem2 hands out its primitives for a map of its own: one page. */
+	struct sfs_pmem_map m;
+	int rc = sfs_pmem_map(fd, 4096, &m);
+	if (rc) {
+		atomic_store(&gave_up, true); /* reported by sfs_pmem_map */
+		return false;
+	}
+	sfs_pmem_unmap(&m);
+	return true;
+}
+
+void *sfs_pmem_copy_nodrain(void *dst, const void *src, size_t n)
+{
+	copy_fn(dst, src, n, PMEM2_F_MEM_NODRAIN);
+	sfs_stat_event(SFS_EV_dax_bytes, n);
+	return dst;
+}
+
+void sfs_pmem_drain(void)
+{
+	drain_fn();
+	sfs_stat_event(SFS_EV_dax_fences, 1);
 }
 
 void sfs_pmem_unmap(struct sfs_pmem_map *m)

@@ -34,6 +34,27 @@ int sfs_pmem_map(int fd, size_t len, struct sfs_pmem_map *m);
  * fence: durable on return. off + the vector's length must lie in the map. */
 void sfs_pmem_writev(struct sfs_pmem_map *m, uint64_t off, const struct iovec *v, int cnt);
 
+/* Whether fd is served with DAX (statx), remembered per process for the
+ * root's file system when it is not. */
+bool sfs_pmem_file_is_dax(int fd);
+
+/* Whether the primitives are known (sfs_pmem_copy_nodrain/drain may be
+ * called). libpmem2 picks them per map; they are the same for every DAX
+ * mapping of the process. */
+bool sfs_pmem_ready(void);
+
+/* Learns them from a map of the first page of fd (a DAX file at least 4 KiB
+ * long, not one of the library's hidden descriptors: libpmem2 calls fcntl
+ * on it). False when it cannot (reported once; no later call tries again). */
+bool sfs_pmem_learn(int fd);
+
+/* Copies n bytes to dst, which lies in a MAP_SYNC mapping of a DAX file,
+ * with libpmem2's memcpy (non-temporal stores or cache-line flushes) but
+ * no fence; sfs_pmem_drain then waits for all of them (one fence). memcpy's
+ * signature, for sfs_guarded_copy_by. Only once sfs_pmem_ready(). */
+void *sfs_pmem_copy_nodrain(void *dst, const void *src, size_t n);
+void sfs_pmem_drain(void);
+
 /* Unmaps (the mapping is the process's own; a forked child calls it on
  * its inherited copy). */
 void sfs_pmem_unmap(struct sfs_pmem_map *m);

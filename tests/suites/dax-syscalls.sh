@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Sync and strict modes on DAX without system calls (tests/suites/dax.sh runs
-# this in the lab's guest on fsdax pmem; elsewhere it skips). tests/c/datapath
-# (N 4 KiB preads, N overwrites, N appends on one file; DATAPATH_OPS, default
-# 10,000) under `strace -f -c` in each mode, after a warm-up run that leaves a
-# free log behind (so the measured run does not count the log's creation).
-# Must hold, per mode:
+# Sync and strict modes, and POSIX mode's fsync, on DAX without system calls
+# (tests/suites/dax.sh runs this in the lab's guest on fsdax pmem; elsewhere
+# it skips). tests/c/datapath (N 4 KiB preads, N overwrites, N appends on one
+# file; DATAPATH_OPS, default 10,000) under `strace -f -c` in sync and
+# strict modes, after a warm-up run that leaves a free log behind (so the
+# measured run does not count the log's creation). Must hold, per mode:
 #   - the library's stats: the log is on DAX (dax_logs), one fence per record,
 #     the overwrites stored through mappings, the appends staged
 #   - the fsync family (fsync fdatasync msync sync_file_range syncfs sync):
@@ -14,6 +14,7 @@
 #   - the read/write family (everything the process reads and writes with a
 #     system call: its start, the relinks of staged appends, the report)
 #     under 1% of the 2N overwrites and appends.
+# Then POSIX mode with an fsync after every overwrite (below).
 . "$(dirname "$0")/../lib.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 command -v strace >/dev/null 2>&1 || skip "strace not installed"
@@ -73,4 +74,40 @@ for mode in sync strict; do
 		{ echo "FAIL $mode: $fam read/write calls for $((2 * N)) overwrites and appends (limit $LIMIT)"; rc=1; }
 	[ $rc -eq 0 ] || sed 's/^/    /' "$ART/$mode.strace"
 done
+
+# POSIX mode, every overwrite fsynced (DATAPATH_SYNC=1: fdatasync and fsync
+# alternately): the stores are flushed and fenced as they are made, so the
+# N fsyncs must be answered without a system call (dax_syncs) and the
+# fsync family stay a handful (the setup's, the close's). The same program
+# on the kernel alone, for the times.
+d=$WORK/posix
+mkdir -p "$d"
+DATAPATH_SYNC=1 "$prog" "$d" >"$ART/kernel.out" 2>&1 ||
+	{ echo "FAIL posix: datapath on the kernel failed"; tail -n 20 "$ART/kernel.out"; rc=1; }
+grep '^datapath:' "$ART/kernel.out" | sed 's/^datapath:/kernel datapath:/'
+SPLITFS_MODE=posix DATAPATH_SYNC=1 SPLITFS_STATS=1 strace -f -c -o "$ART/posix.strace" \
+	"$SFS_CLI" run --root "$SFS_MNT" -- "$prog" "$d" >"$ART/posix.out" 2>&1
+r=$?
+grep '^datapath:\|^per_op' "$ART/posix.out"
+if [ $r -ne 0 ]; then
+	echo "FAIL posix: datapath failed (exit $r)"
+	tail -n 30 "$ART/posix.out"
+	rc=1
+else
+	s=$ART/posix.out
+	dsyncs=$(event "$s" dax_syncs) fences=$(event "$s" dax_fences) stores=$(event "$s" dax_stores)
+	syncs=$(strace_calls "$ART/posix.strace" $SYNCS)
+	fam=$(strace_calls "$ART/posix.strace" $FAMILY)
+	echo "posix: $dsyncs of $N fsyncs without a system call, $fences fences, $stores bytes stored" \
+		"through mappings; syscalls: fsync family $syncs, read/write family $fam"
+	[ "$dsyncs" -ge $((N * 99 / 100)) ] ||
+		{ echo "FAIL posix: only $dsyncs of $N fsyncs answered by the flushes"; rc=1; }
+	[ "$fences" -ge "$N" ] || { echo "FAIL posix: $fences fences for $N durable overwrites"; rc=1; }
+	[ "$stores" -ge $((N * 4096 * 9 / 10)) ] ||
+		{ echo "FAIL posix: only $stores bytes of the $N overwrites stored through mappings"; rc=1; }
+	[ "$syncs" -le 10 ] || { echo "FAIL posix: $syncs calls of the fsync family for $N fsyncs"; rc=1; }
+	[ "$fam" -lt "$LIMIT" ] ||
+		{ echo "FAIL posix: $fam read/write calls for $((2 * N)) overwrites and appends (limit $LIMIT)"; rc=1; }
+	[ $rc -eq 0 ] || sed 's/^/    /' "$ART/posix.strace"
+fi
 exit $rc
