@@ -87,10 +87,10 @@ struct sfs_inode {
 
 	int nwriters; /* application files open for writing (under the lock) */
 
-	/* POSIX mode on DAX (data.c, flush.c): writable chunks are mapped
-	 * MAP_SYNC and every store below the window is flushed and fenced
-	 * before the write returns, so fsync needs no system call while
-	 * kdirty is false. kdirty: since the last fsync the kernel holds
+	/* POSIX mode on DAX (dax.c, data.c, flush.c): writable chunks are
+	 * mapped MAP_SYNC and, once the file is synced, every store below the
+	 * window is flushed and fenced before the write returns, so fsync
+	 * needs no system call while kdirty is false. kdirty: since the last fsync the kernel holds
 	 * changes of this file only its fsync makes durable (a pwrite, a
 	 * relink, a truncation, a call passed to the kernel, a store made
 	 * before the flush primitives were known, or unknown history: a new

@@ -156,6 +156,12 @@ int sfs_pmem_map(int fd, size_t len, struct sfs_pmem_map *m)
 	return 0;
 }
 
+void sfs_pmem_drain(void)
+{
+	drain_fn();
+	sfs_stat_event(SFS_EV_dax_fences, 1);
+}
+
 void sfs_pmem_writev(struct sfs_pmem_map *m, uint64_t off, const struct iovec *v, int cnt)
 {
 	char *p = m->addr + off;
@@ -165,8 +171,7 @@ void sfs_pmem_writev(struct sfs_pmem_map *m, uint64_t off, const struct iovec *v
 		p += v[i].iov_len;
 		total += v[i].iov_len;
 	}
-	drain_fn();
-	sfs_stat_event(SFS_EV_dax_fences, 1);
+	sfs_pmem_drain();
 	sfs_stat_event(SFS_EV_dax_bytes, total);
 }
 
@@ -199,12 +204,6 @@ void *sfs_pmem_copy_nodrain(void *dst, const void *src, size_t n)
 	copy_fn(dst, src, n, PMEM2_F_MEM_NODRAIN);
 	sfs_stat_event(SFS_EV_dax_bytes, n);
 	return dst;
-}
-
-void sfs_pmem_drain(void)
-{
-	drain_fn();
-	sfs_stat_event(SFS_EV_dax_fences, 1);
 }
 
 void sfs_pmem_unmap(struct sfs_pmem_map *m)
