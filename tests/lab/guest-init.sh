@@ -8,6 +8,10 @@
 # Adapted from the team's lab tools (/work/shared/tools/daxlab/guest-init.sh).
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root TERM=dumb
 echo "guest-init: uptime $(cut -d' ' -f1 /proc/uptime)s kernel $(uname -r)"
+# run-guest.sh booted one vCPU (maxcpus=1): bring the others online.
+for c in /sys/devices/system/cpu/cpu[0-9]*/online; do
+	[ "$(cat "$c")" = 1 ] || echo 1 >"$c" || echo "guest-init: ${c%/online} did not come online"
+done
 # The initramfs's devtmpfs has no /dev/fd (bash's process substitution).
 [ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
 modprobe -a virtio_blk xfs

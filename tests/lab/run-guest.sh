@@ -22,6 +22,14 @@
 #                     default 1G, if missing): what reached it survives
 #                     `kill -9` of QEMU. First use: `ndctl create-namespace
 #                     -f -e namespace0.0 -m fsdax -M mem` in the guest.
+# The guest boots on one vCPU (maxcpus=1; guest-init.sh brings the others
+# online) with its TSC trusted (tsc=reliable): the kernel patches its own
+# code with int3 breakpoints when it marks sched_clock stable (2 s into the
+# boot) and when the clocksource watchdog marks a TSC unstable (seen on a
+# loaded host), and QEMU's multi-threaded TCG does not always show the
+# patched code to another vCPU in time ("Oops: int3" in sched_clock_cpu).
+# With one vCPU during the first and no watchdog for the second, neither
+# patch can race.
 # Adapted from the team's lab tools (/work/shared/tools/daxlab/run-guest.sh).
 set -e
 H=$(cd "$(dirname "$0")" && pwd)
@@ -57,7 +65,7 @@ fi
 # shellcheck disable=SC2086
 exec qemu-system-x86_64 $A $P -smp "${SMP:-2}" -nographic -no-reboot \
 	-kernel "$W/vmlinux" -initrd "$W/initramfs.cpio.gz" \
-	-append "console=ttyS0 quiet loglevel=4 panic=-1 nokaslr labinit=$H/guest-init.sh${BIND:+ labbind=$BIND} $MM ${LAB_APPEND:-}" \
+	-append "console=ttyS0 quiet loglevel=4 panic=-1 nokaslr tsc=reliable maxcpus=1 labinit=$H/guest-init.sh${BIND:+ labbind=$BIND} $MM ${LAB_APPEND:-}" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs local,path="$SHARE",mount_tag=share,security_model=none,multidevs=remap \
 	-nic none ${QEMU_EXTRA:-}
