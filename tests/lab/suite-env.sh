@@ -16,10 +16,12 @@ export LAB_BIND
 
 # lab_guest_started CONSOLE: whether the guest reached guest-init.sh (our
 # code). A guest that stopped before that never touched a disk, so its boot
-# can be run again as it was. Seen about once in 20-40 boots, here and on CI:
-# "Oops: int3" in sched_clock_cpu 2-3 s into the boot, while the kernel
-# patches its own code with int3 breakpoints (static keys), which QEMU's
-# multi-threaded TCG does not always see in time on the other vCPU.
+# can be run again as it was. Seen about once in 20-40 boots, here and on CI,
+# until run-guest.sh booted on one vCPU with tsc=reliable: "Oops: int3" in
+# sched_clock_cpu 2-3 s into the boot, while the kernel patches its own code
+# with int3 breakpoints (static keys), which QEMU's multi-threaded TCG does
+# not always see in time on the other vCPU. Kept for what else may crash a
+# guest kernel before our code runs.
 lab_guest_started() { grep -q 'guest-init: uptime' "$1" 2>/dev/null; }
 
 # lab_console_excerpt CONSOLE [N]: the guest kernel's report of a crash (from
