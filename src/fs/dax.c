@@ -7,15 +7,40 @@
 
 #include "../init.h"
 #include "../interpose/real.h"
+#include "../oplog/oplog.h"
+#include "../staging/pool.h"
 #include "../util/pmem.h"
+#include "../util/stats.h"
 #include "inode.h"
 
 _Atomic uint64_t sfs_meta_epoch;
+
+bool sfs_inode_on_dax(const struct sfs_inode *in)
+{
+	return in->dax || sfs_oplog_dax();
+}
 
 void sfs_inode_dax_setup(struct sfs_inode *in)
 {
 	in->dax = in->writable && sfs_g.opt.mode == SFS_MODE_POSIX && sfs_pmem_file_is_dax(in->kfd);
 	atomic_store(&in->maps.sync, in->dax);
+}
+
+/* Starts learning libpmem2's primitives from this file in the background
+ * (util/pmem.h), unless that is under way, done, or given up on. The file
+ * must be at least a page long (libpmem2 maps one); kfd is hidden from
+ * the wrappers libpmem2 calls, so the thread gets a fresh descriptor. */
+void sfs_inode_dax_learn(struct sfs_inode *in)
+{
+	if (!in->dax || atomic_load(&in->ksize) < 4096 || !sfs_pmem_learn_claim())
+		return;
+	char path[40];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", in->kfd);
+	int fd = sfs_real.open(path, O_RDWR | O_CLOEXEC | O_NOCTTY);
+	if (fd >= 0)
+		sfs_staging_learn_pmem(fd);
+	else
+		sfs_pmem_learn_unclaim(); /* a later file may try */
 }
 
 bool sfs_inode_dax_flushes(struct sfs_inode *in)
@@ -25,16 +50,13 @@ bool sfs_inode_dax_flushes(struct sfs_inode *in)
 		return false;
 	if (sfs_pmem_ready())
 		return true;
-	if (atomic_load(&in->ksize) < 4096)
-		return false; /* a longer file will teach the primitives */
-	/* kfd is hidden from the wrappers libpmem2 calls: a fresh descriptor. */
-	char path[40];
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", in->kfd);
-	int fd = sfs_real.open(path, O_RDWR | O_CLOEXEC | O_NOCTTY);
-	bool ok = fd >= 0 && sfs_pmem_learn(fd);
-	if (fd >= 0)
-		sfs_real.close(fd);
-	if (!ok) /* this file's stores are left to the kernel's fsync */
-		atomic_store(&in->maps.sync, false);
-	return ok;
+	/* Until the primitives are known, stores are plain (the caller marks
+	 * the inode kdirty, so the next fsync is the kernel's). */
+	if (sfs_pmem_gave_up()) {
+		atomic_store(&in->maps.sync, false); /* left to the kernel's fsync */
+	} else {
+		sfs_stat_event(SFS_EV_dax_unflushed, 1);
+		sfs_inode_dax_learn(in);
+	}
+	return false;
 }

@@ -47,8 +47,10 @@ int sfs_inode_sync(struct sfs_inode *in, int fd, bool datasync)
 	 * staged, nothing only the kernel's fsync makes durable (kdirty: also
 	 * every store before this first sync) and no metadata call since the
 	 * last kernel fsync, there is nothing to do. */
-	if (in->dax)
+	if (in->dax && !atomic_load_explicit(&in->fsynced, memory_order_relaxed)) {
 		atomic_store_explicit(&in->fsynced, true, memory_order_relaxed);
+		sfs_inode_dax_learn(in); /* ready, most likely, by the next store */
+	}
 	if (in->dax && atomic_load(&in->maps.sync) && !atomic_load(&in->staged) &&
 	    !atomic_load(&in->kdirty) &&
 	    atomic_load(&in->synced_meta) == atomic_load(&sfs_meta_epoch) &&

@@ -230,14 +230,25 @@ void sfs_kernel_sets_reset(void);
 bool sfs_posix_locked(dev_t dev, ino_t ino);
 void sfs_posix_locked_add(dev_t dev, ino_t ino);
 
+/* Whether the file's data lies on DAX as this process uses it: POSIX mode
+ * on a DAX file (in->dax), or sync/strict modes with the log on DAX (their
+ * writes are then stores, logged.c). No page cache: a store dirties no
+ * folio and a write fault costs the same as a populate (fs/dax.c). */
+bool sfs_inode_on_dax(const struct sfs_inode *in);
+
 /* Decides in->dax (and maps.sync) for the inode's descriptor (fs/dax.c). */
 void sfs_inode_dax_setup(struct sfs_inode *in);
 
 /* Whether this inode's stores are flushed by the library (POSIX mode on
  * DAX, MAP_SYNC mappings, synced by the application before, libpmem2's
- * primitives known or learnt now from this file). Caller holds the inode
- * lock. */
+ * primitives known; if they are not, learning them starts in the
+ * background). Caller holds the inode lock. */
 bool sfs_inode_dax_flushes(struct sfs_inode *in);
+
+/* Starts learning libpmem2's primitives from this POSIX-mode DAX file in the
+ * background if no one has (the application synced it: its stores will be
+ * flushed from now on). */
+void sfs_inode_dax_learn(struct sfs_inode *in);
 
 /* Counts the metadata calls the kernel served (chmod, utimes, rename, ...:
  * the "durable" rows of entrypoints.tsv). The kernel's fsync of a file

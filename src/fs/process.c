@@ -11,6 +11,7 @@
 #include "../init.h"
 #include "../interpose/real.h"
 #include "../staging/pool.h"
+#include "../util/pmem.h"
 #include "../util/stats.h"
 #include "fdtable.h"
 #include "file.h"
@@ -124,6 +125,7 @@ void sfs_atfork_child(void)
 	sfs_inode_table_reset();
 	sfs_demoted_pin_all();
 	sfs_staging_reset_child();
+	sfs_pmem_learn_unclaim(); /* the parent's learner is not ours */
 	sfs_stats_reset();
 }
 

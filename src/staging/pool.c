@@ -18,6 +18,7 @@
 #include "../fs/inode.h"
 #include "../interpose/real.h"
 #include "../util/msg.h"
+#include "../util/pmem.h"
 #include "../util/stats.h"
 
 #define POOL_MAX 256 /* the option's upper bound */
@@ -35,6 +36,7 @@ static int nready[3];
 static int returned[POOL_MAX], nreturned; /* files given back, still to empty */
 static int rings_out;			  /* rings made and not destroyed */
 static bool thread_started, stopping, housekeeping;
+static int learn_fd = -1; /* sfs_staging_learn_pmem's descriptor, pending */
 static pthread_t thread;
 
 /* The ring size: SPLITFS_STAGING_SIZE rounded up to a power of two, so a
@@ -154,6 +156,15 @@ static void *refill(void *unused)
 			ready[kind][nready[kind]++] = p;
 			continue;
 		}
+		if (learn_fd >= 0) {
+			int fd = learn_fd;
+			learn_fd = -1;
+			pthread_mutex_unlock(&lock);
+			sfs_pmem_learn(fd);
+			sfs_real.close(fd);
+			pthread_mutex_lock(&lock);
+			continue;
+		}
 		if (housekeeping) {
 			/* A moment later: a file is often reopened right after
 			 * its close, and its inode is then still useful. */
@@ -256,6 +267,17 @@ void sfs_staging_kick(void)
 	pthread_mutex_unlock(&lock);
 }
 
+void sfs_staging_learn_pmem(int fd)
+{
+	pthread_mutex_lock(&lock);
+	if (learn_fd >= 0)
+		sfs_real.close(learn_fd); /* not expected: one claim at a time */
+	learn_fd = fd;
+	start_thread();
+	pthread_cond_signal(&wake);
+	pthread_mutex_unlock(&lock);
+}
+
 void sfs_staging_reset_child(void)
 {
 	pthread_mutex_init(&lock, NULL);
@@ -268,6 +290,9 @@ void sfs_staging_reset_child(void)
 	for (int i = 0; i < nreturned; i++)
 		sfs_internal_close(returned[i]);
 	nreturned = 0;
+	if (learn_fd >= 0) /* the child's copy of the parent's pending descriptor */
+		sfs_real.close(learn_fd);
+	learn_fd = -1;
 	rings_out = 0;
 	thread_started = false;
 	stopping = false;

@@ -181,6 +181,22 @@ bool sfs_pmem_ready(void)
 }
 
 static atomic_bool gave_up;
+static atomic_bool learning; /* a descriptor is with the background thread */
+
+bool sfs_pmem_learn_claim(void)
+{
+	return !sfs_pmem_ready() && !atomic_load(&gave_up) && !atomic_exchange(&learning, true);
+}
+
+bool sfs_pmem_gave_up(void)
+{
+	return atomic_load(&gave_up);
+}
+
+void sfs_pmem_learn_unclaim(void)
+{
+	atomic_store(&learning, false);
+}
 
 bool sfs_pmem_learn(int fd)
 {

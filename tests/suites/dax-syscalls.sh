@@ -78,7 +78,11 @@ done
 # POSIX mode, every overwrite fsynced (DATAPATH_SYNC=1: fdatasync and fsync
 # alternately): the stores are flushed and fenced as they are made, so the
 # N fsyncs must be answered without a system call (dax_syncs) and the
-# fsync family stay a handful (the setup's, the close's). The same program
+# fsync family stay a handful (the setup's, the close's). Except while
+# libpmem2's primitives are being learnt in the background (started by the
+# setup's fsync; tens of milliseconds on the emulated CPU): a store made
+# then is plain (dax_unflushed) and sends the next fsync to the kernel.
+# Those may not be more than a quarter of the overwrites. The same program
 # on the kernel alone, for the times.
 d=$WORK/posix
 mkdir -p "$d"
@@ -96,16 +100,22 @@ if [ $r -ne 0 ]; then
 else
 	s=$ART/posix.out
 	dsyncs=$(event "$s" dax_syncs) fences=$(event "$s" dax_fences) stores=$(event "$s" dax_stores)
+	early=$(event "$s" dax_unflushed)
 	syncs=$(strace_calls "$ART/posix.strace" $SYNCS)
 	fam=$(strace_calls "$ART/posix.strace" $FAMILY)
-	echo "posix: $dsyncs of $N fsyncs without a system call, $fences fences, $stores bytes stored" \
-		"through mappings; syscalls: fsync family $syncs, read/write family $fam"
-	[ "$dsyncs" -ge $((N * 99 / 100)) ] ||
-		{ echo "FAIL posix: only $dsyncs of $N fsyncs answered by the flushes"; rc=1; }
-	[ "$fences" -ge "$N" ] || { echo "FAIL posix: $fences fences for $N durable overwrites"; rc=1; }
+	echo "posix: $dsyncs of $N fsyncs without a system call, $early overwrites before the" \
+		"primitives were known, $fences fences, $stores bytes stored through mappings;" \
+		"syscalls: fsync family $syncs, read/write family $fam"
+	[ "$early" -le $((N / 4)) ] ||
+		{ echo "FAIL posix: $early of $N overwrites made before libpmem2's primitives were known"; rc=1; }
+	[ $((dsyncs + early)) -ge $((N * 99 / 100)) ] ||
+		{ echo "FAIL posix: only $dsyncs of $N fsyncs answered by the flushes ($early early)"; rc=1; }
+	[ $((fences + early)) -ge "$N" ] ||
+		{ echo "FAIL posix: $fences fences for $N durable overwrites ($early early)"; rc=1; }
 	[ "$stores" -ge $((N * 4096 * 9 / 10)) ] ||
 		{ echo "FAIL posix: only $stores bytes of the $N overwrites stored through mappings"; rc=1; }
-	[ "$syncs" -le 10 ] || { echo "FAIL posix: $syncs calls of the fsync family for $N fsyncs"; rc=1; }
+	[ "$syncs" -le $((10 + early)) ] ||
+		{ echo "FAIL posix: $syncs calls of the fsync family for $N fsyncs ($early early)"; rc=1; }
 	[ "$fam" -lt "$LIMIT" ] ||
 		{ echo "FAIL posix: $fam read/write calls for $((2 * N)) overwrites and appends (limit $LIMIT)"; rc=1; }
 	[ $rc -eq 0 ] || sed 's/^/    /' "$ART/posix.strace"
