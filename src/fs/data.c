@@ -97,7 +97,8 @@ static int xfer(struct sfs_inode *in, int64_t off, char *buf, size_t n, bool to_
  * limit is where the file's mapping may not go (end of file or of the
  * staging file). Not on DAX: there a populate costs what the faults it
  * saves cost (lab guest: 6.3-9.8 us a 4 KiB page either way), and a
- * 2 MiB-aligned extent takes one fault for 2 MiB (relink/copy.c). */
+ * 2 MiB-aligned extent takes one fault for 2 MiB (README, "Persistent
+ * memory"). */
 static void populate_ahead(struct sfs_maptab *t, int fd, int64_t off, int64_t end, int64_t limit,
 			   int64_t ahead, int64_t *populated)
 {

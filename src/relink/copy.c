@@ -1,13 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include "../interpose/real.h"
 #include "../util/compiler.h"
 #include "../util/options.h"
-#include "../util/stats.h"
 #include "relink.h"
 
 /* Writes the window [base, size) to the target at the same offsets: pwrite
@@ -22,27 +20,6 @@
  * are no folios: a whole contiguous piece a call. */
 #define COPY_CHUNK (256 << 10)
 #define COPY_CHUNK_DAX (64 << 20)
-
-/* On DAX a file's mapping takes one page fault per 2 MiB (a PMD) where the
- * 2 MiB of the file lie in one 2 MiB-aligned extent, and one per 4 KiB
- * elsewhere (about 10 us each in the lab's guest: 8,192 faults to touch
- * 32 MiB, against 16). pwrite allocates as it goes, in pieces no wider than
- * the write, so appended data lands in unaligned extents; one fallocate of
- * the window's whole 2 MiB units first lets XFS allocate each unit as one
- * aligned extent (stripe-aligned: the lab's XFS has su=2m, README). Only
- * units inside the window (nothing allocated past the end of file), none
- * with a hole (they stay holes), and a failure only costs the alignment:
- * the pwrite reports a real ENOSPC. */
-#define DAX_UNIT ((int64_t)2 << 20)
-
-static void allocate_units(struct sfs_inode *in, int64_t base, int64_t size)
-{
-	int64_t from = SFS_ALIGN_UP(base, DAX_UNIT), to = SFS_ALIGN_DOWN(size, DAX_UNIT);
-	if (to <= from || in->nholes > 0)
-		return;
-	if (sfs_real.fallocate(in->kfd, FALLOC_FL_KEEP_SIZE, from, to - from) == 0)
-		sfs_stat_event(SFS_EV_dax_units, (uint64_t)((to - from) / DAX_UNIT));
-}
 
 /* The end of the window's data piece starting at off (the next hole, or
  * size), or, if off is in a hole, -(the hole's end). */
@@ -62,8 +39,6 @@ static int copy_commit(struct sfs_inode *in, int64_t base, int64_t size)
 {
 	char bounce[4096];
 	int64_t chunk = sfs_inode_on_dax(in) ? COPY_CHUNK_DAX : COPY_CHUNK;
-	if (sfs_inode_on_dax(in))
-		allocate_units(in, base, size);
 	for (int64_t off = base; off < size;) {
 		/* Holes stay holes: the next write past them extends the file
 		 * over them as a write past EOF does. */

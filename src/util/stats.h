@@ -22,7 +22,7 @@
 	X(kernel_fallbacks) X(kernel_overwrites) X(demotions) X(guard_faults) X(takeovers) X(log_records)        \
 	X(log_bytes) X(log_checkpoints) X(log_commits) X(recovered_logs) X(recovered_records) \
 	X(dax_maps) X(dax_logs) X(dax_fences) X(dax_bytes) X(dax_stores) \
-	X(dax_syncs) X(dax_units) X(dax_unflushed)
+	X(dax_syncs) X(dax_unflushed)
 
 enum sfs_call {
 #define SFS_X(n) SFS_CALL_##n,
