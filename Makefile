@@ -107,6 +107,13 @@ $(BUILD)/bench/%: bench/src/%.c
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -pthread -o $@ $< -lm
 
+# The machine's primitives (bench/machine.sh): the library's own CRC32C and
+# libpmem2 (libpmem2-dev, tests/deps.sh).
+$(BUILD)/bench/primitives: bench/src/primitives.c src/util/crc32c.c src/util/crc32c.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -o $@ bench/src/primitives.c src/util/crc32c.c -lpmem2
+
 # C++ drivers of applications (YCSB on LevelDB: libleveldb-dev, bench/deps.sh).
 $(BUILD)/bench/%: bench/src/%.cc
 	@mkdir -p $(dir $@)

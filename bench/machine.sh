@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # The machine a benchmark ran on, as JSON: kernel, CPU, memory, the file
-# system under test and whether DAX was on, compiler and library versions.
+# system under test and whether DAX was on, compiler and library versions,
+# and what the primitives cost there (bench/src/primitives.c, when built).
 dir=$1
 fs=$(stat -f -c %T "$dir")
 dev=$(df --output=source "$dir" | tail -n 1)
@@ -19,6 +20,8 @@ os.unlink(path)
 print("true" if attrs & 0x00200000 else "false")
 PY
 )
+prim=null
+[ -x "${BENCH_BIN:-}/primitives" ] && prim=$("$BENCH_BIN/primitives" "$dir" 2>/dev/null | grep '^{')
 cat <<JSON
-{"date": "$(date -Is)", "kernel": "$(uname -r)", "cpu": "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')", "cpus": $(nproc), "mem_gib": $(awk '/MemTotal/ {printf "%.1f", $2/1048576}' /proc/meminfo), "fs": "$fs", "device": "$dev", "backing": "$(losetup -nO BACK-FILE "$dev" 2>/dev/null | sed 's/ *$//')", "dax": $dax, "gcc": "$(gcc -dumpfullversion)", "splitfs": "$(git -C "$(dirname "$0")/.." describe --always --dirty 2>/dev/null)", "loadavg": "$(cut -d' ' -f1-3 /proc/loadavg)"}
+{"date": "$(date -Is)", "kernel": "$(uname -r)", "cpu": "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')", "cpus": $(nproc), "mem_gib": $(awk '/MemTotal/ {printf "%.1f", $2/1048576}' /proc/meminfo), "fs": "$fs", "device": "$dev", "backing": "$(losetup -nO BACK-FILE "$dev" 2>/dev/null | sed 's/ *$//')", "dax": $dax, "gcc": "$(gcc -dumpfullversion)", "splitfs": "$(git -C "$(dirname "$0")/.." describe --always --dirty 2>/dev/null)", "loadavg": "$(cut -d' ' -f1-3 /proc/loadavg)", "primitives": ${prim:-null}}
 JSON

@@ -64,6 +64,15 @@ def table(summary, machine, skipped, failed):
                     machine.get("fs"), machine.get("device"), machine.get("backing") or "-",
                     "on" if machine.get("dax") else "off", machine.get("loadavg"), machine.get("splitfs"),
                     machine.get("date")))
+    prim = machine.get("primitives")
+    if prim:
+        lines.append("")
+        lines.append("Primitives there (bench/src/primitives.c, ns): system call %s; 4 KiB: memcpy %s, CRC32C %s, "
+                     "libpmem2 copy + fence %s, pwrite %s, pread %s; first store to a page of a file mapping %s "
+                     "(%s faults per 2 MiB; %s and %s with 2 MiB-aligned extents)."
+                     % (prim["syscall_ns"], prim["memcpy_4k_ns"], prim["crc32c_4k_ns"], prim["pmem_copy_4k_ns"],
+                        prim["pwrite_4k_ns"], prim["pread_4k_ns"], prim["first_store_ns"], prim["faults_per_2m"],
+                        prim["aligned_first_store_ns"], prim["aligned_faults_per_2m"]))
     lines.append("")
     lines.append("Each cell: median over the repetitions (n in parentheses when not all ran), then the ratio to "
                  "the kernel's median. For 'lower' metrics a ratio below 1 means SplitFS is faster; for 'higher' "

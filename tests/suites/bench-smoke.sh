@@ -8,6 +8,8 @@
 #   - every workload run has results for kernel and for posix, and no line
 #     says `failed`;
 #   - table.md has a section per workload and a row per metric;
+#   - machine.json has the primitives' costs (bench/src/primitives.c), each
+#     a positive number, and table.md says them;
 #   - at least one PNG plot, when matplotlib is installed.
 # A workload whose application is not installed is left out (--only) with a
 # line saying so; which application a workload needs comes from a
@@ -142,6 +144,17 @@ for w, ms in sorted(metrics.items()):
         continue
     for m in sorted(ms - sections[w]):
         bad.append("table.md: %s has no row for %s" % (w, m))
+with open(os.path.join(out, "machine.json")) as f:
+    prim = json.load(f).get("primitives")
+if not isinstance(prim, dict) or not prim:
+    bad.append("machine.json has no primitives")
+else:
+    for k, v in sorted(prim.items()):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0:
+            bad.append("machine.json: primitive %s is %r" % (k, v))
+    with open(os.path.join(out, "table.md")) as f:
+        if not any(line.startswith("Primitives there") for line in f):
+            bad.append("table.md does not say the primitives")
 pngs = glob.glob(os.path.join(out, "*.png"))
 if matplotlib and not pngs:
     bad.append("matplotlib is installed but there is no PNG in %s" % out)
