@@ -247,7 +247,7 @@ bool sfs_inode_dax_flushes(struct sfs_inode *in);
 
 /* Starts learning libpmem2's primitives from this POSIX-mode DAX file in the
  * background if no one has (the application synced it: its stores will be
- * flushed from now on). */
+ * flushed from now on). Caller holds the inode lock. */
 void sfs_inode_dax_learn(struct sfs_inode *in);
 
 /* Counts the metadata calls the kernel served (chmod, utimes, rename, ...:
