@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
-# The guest side of tests/suites/dax.sh (the share's job.sh): makes XFS
-# (reflink, exchange-range) on the fsdax pmem /dev/pmem0, mounts it with
+# The guest side of tests/suites/dax.sh (the share's job.sh): makes an fsdax
+# namespace (struct pages in memory) on the emulated NVDIMM, XFS (reflink,
+# exchange-range) on its /dev/pmem0, mounts it with
 # dax=always, checks that files on it are DAX, and runs tests/run.sh on it
 # (SFS_MNT_READY=1) with the suites and knobs the host wrote to
 # /run/share/plan:
@@ -18,7 +19,9 @@ fail() {
 	echo 1 >$S/run.rc
 	exit 1
 }
-[ -b /dev/pmem0 ] || fail "no /dev/pmem0 (pmem modules: $(lsmod | grep -c nd_))"
+ndctl create-namespace -f -e namespace0.0 -m fsdax -M mem >/dev/null 2>&1 ||
+	fail "ndctl create-namespace failed (pmem modules: $(lsmod | grep -c nd_))"
+[ -b /dev/pmem0 ] || fail "no /dev/pmem0 after making the namespace"
 mkdir -p $M
 err=$(LAB_DIR=$LAB_DIR sh "$REPO/tests/lab/mkfs-pmem.sh" /dev/pmem0 2>&1) || fail "$err"
 mount -o dax=always /dev/pmem0 $M || fail "mount -o dax=always failed: $(dmesg | tail -n 3)"

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # The test suites on real persistent memory: the lab's guest (tests/lab/,
-# QEMU/TCG, Debian's 6.12 kernel) gets 2 GiB of fsdax pmem (memmap=), makes
-# XFS with reflink and exchange-range on it, mounts it dax=always and runs
-# tests/run.sh there (tests/lab/dax-guest.sh), so SplitFS takes its DAX
+# QEMU/TCG, Debian's 6.12 kernel) gets a 2 GiB emulated NVDIMM (backed by a
+# file here), makes an fsdax namespace and XFS with reflink and
+# exchange-range on it, mounts it dax=always and runs tests/run.sh there
+# (tests/lab/dax-guest.sh), so SplitFS takes its DAX
 # paths: the operation log stored through a MAP_SYNC mapping with libpmem2's
 # flushes and one fence per record; in sync and strict modes overwrites as
 # stores and appends staged. Power cuts on pmem are suites/powercut-pmem.sh.
@@ -24,6 +25,8 @@ OUTD=${SFS_TEST_OUT:-$REPO/tests/output}/dax
 SH=$OUTD/share
 rm -rf "$OUTD"
 mkdir -p "$SH"
+T=$(mktemp -d /dev/shm/sfs-dax.XXXXXX) # the NVDIMM's backing file, in memory
+trap 'rm -rf "$T"' EXIT
 if [ "${DAX_FULL:-0}" = 1 ]; then
 	SUITES=${DAX_SUITES:-dax-syscalls strace c-tests errno durability entrypoints pjdfstest fsx crash apps}
 	ENV="DATAPATH_OPS=${DATAPATH_OPS:-10000} CRASH_POWER_POINTS=0 SFS_APPS_CMD_TIMEOUT=1200"
@@ -41,8 +44,8 @@ cat >"$SH/plan" <<-PLAN
 	SUITES='$SUITES'
 	ENV='$ENV SFS_TEST_TIMEOUT=$TMO'
 PLAN
-export LAB_SHARE=$SH PMEM=2G!4G
-echo "guest: pmem 2G (memmap), suites: $SUITES"
+export LAB_SHARE=$SH PMEM_FILE=$T/pmem.img PMEM_SIZE=2G
+echo "guest: pmem 2G (emulated NVDIMM), suites: $SUITES"
 run_guest() {
 	local t0=$(date +%s) qrc
 	timeout --kill-after=10 "$TMO" setpriv --pdeathsig KILL -- "$LAB/run-guest.sh" "$LAB/dax-guest.sh" \
