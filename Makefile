@@ -85,7 +85,7 @@ test:
 test-dax:
 	./tests/deps.sh
 	$(MAKE) tests
-	DAX_FULL=1 POWERCUT_CUTS=$${POWERCUT_CUTS:-100} SFS_TEST_TIMEOUT=$${SFS_TEST_TIMEOUT:-14400} \
+	DAX_FULL=1 POWERCUT_CUTS=$${POWERCUT_CUTS:-100} SFS_TEST_TIMEOUT=$${SFS_TEST_TIMEOUT:-25200} \
 		./tests/run.sh dax powercut-pmem
 
 # Installs what is missing, builds, and runs a real workload with and
