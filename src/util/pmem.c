@@ -7,6 +7,10 @@
 #include <fcntl.h>
 #include <libpmem2.h>
 #include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
 #include <stdatomic.h>
 #include <sys/stat.h>
 
@@ -103,6 +107,70 @@ static void load(void)
 	loaded = true;
 }
 
+/* One libpmem2 map, made on a thread of its own (map_isolated). */
+struct map_job {
+	int fd;
+	size_t len;
+	struct pmem2_map *map;
+	int rc;
+	char why[160]; /* libpmem2's message is per thread: copied out */
+};
+
+static void *map_job_run(void *arg)
+{
+	struct map_job *j = arg;
+	if (unshare(CLONE_FS) != 0) {
+		j->rc = -errno;
+		snprintf(j->why, sizeof(j->why), "unshare(CLONE_FS): %s", strerror(errno));
+		return NULL;
+	}
+	struct pmem2_source *src = NULL;
+	struct pmem2_config *cfg = NULL;
+	/* Cache-line granularity at most: a mapping that would need msync
+	 * (page granularity) is no use here. */
+	int rc = P.source_from_fd(&src, j->fd);
+	if (!rc)
+		rc = P.config_new(&cfg);
+	if (!rc)
+		rc = P.config_set_required_store_granularity(cfg, PMEM2_GRANULARITY_CACHE_LINE);
+	if (!rc)
+		rc = P.config_set_length(cfg, j->len);
+	if (!rc)
+		rc = P.map_new(&j->map, cfg, src);
+	if (rc)
+		snprintf(j->why, sizeof(j->why), "%s", P.errormsg());
+	if (cfg)
+		P.config_delete(&cfg);
+	if (src)
+		P.source_delete(&src);
+	j->rc = rc ? -ENOTSUP : 0;
+	return NULL;
+}
+
+/* pmem2_map_new finds the platform's persistence domain with fts(3), which
+ * changes into /sys/bus/nd/devices and back: the process's working
+ * directory, which every thread shares, moves meanwhile. Another thread's
+ * relative path then resolves there (seen in the lab: an application's
+ * open("append.dat", O_CREAT) failed with EACCES while the library learnt
+ * the primitives). So the map is made on a thread of its own that first
+ * unshares its file system context (CLONE_FS: working directory, root,
+ * umask), with every signal blocked (the application's are not its). */
+static int map_isolated(struct map_job *j)
+{
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_t t;
+	int rc = pthread_create(&t, NULL, map_job_run, j);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc) {
+		snprintf(j->why, sizeof(j->why), "pthread_create: %s", strerror(rc));
+		return -ENOTSUP;
+	}
+	pthread_join(t, NULL);
+	return j->rc;
+}
+
 int sfs_pmem_map(int fd, size_t len, struct sfs_pmem_map *m)
 {
 	m->addr = NULL;
@@ -111,34 +179,17 @@ int sfs_pmem_map(int fd, size_t len, struct sfs_pmem_map *m)
 	pthread_once(&load_once, load);
 	if (!loaded)
 		return -ENOTSUP;
-	struct pmem2_source *src = NULL;
-	struct pmem2_config *cfg = NULL;
-	struct pmem2_map *map = NULL;
-	/* Cache-line granularity at most: a mapping that would need msync
-	 * (page granularity) is no use here. */
-	int rc = P.source_from_fd(&src, fd);
-	if (!rc)
-		rc = P.config_new(&cfg);
-	if (!rc)
-		rc = P.config_set_required_store_granularity(cfg, PMEM2_GRANULARITY_CACHE_LINE);
-	if (!rc)
-		rc = P.config_set_length(cfg, len);
-	if (!rc)
-		rc = P.map_new(&map, cfg, src);
+	struct map_job j = {.fd = fd, .len = len};
+	int rc = map_isolated(&j);
 	if (rc) {
 		static atomic_bool told;
 		if (!atomic_exchange(&told, true))
 			sfs_warn("DAX file, but libpmem2 cannot map it (%s): "
 				 "the system-call path is used",
-				 P.errormsg());
-		rc = -ENOTSUP;
+				 j.why);
+		return -ENOTSUP;
 	}
-	if (cfg)
-		P.config_delete(&cfg);
-	if (src)
-		P.source_delete(&src);
-	if (rc)
-		return rc;
+	struct pmem2_map *map = j.map;
 	if (!atomic_load_explicit(&have_fns, memory_order_acquire)) {
 		static pthread_mutex_t fns_lock = PTHREAD_MUTEX_INITIALIZER;
 		pthread_mutex_lock(&fns_lock);
