@@ -2,8 +2,6 @@
 /* POSIX mode on DAX (inode.h: dax, fsynced, kdirty): which inodes flush
  * their own stores, and the primitives they flush with. */
 #define _GNU_SOURCE
-#include <fcntl.h>
-#include <stdio.h>
 
 #include "../init.h"
 #include "../interpose/real.h"
@@ -26,21 +24,10 @@ void sfs_inode_dax_setup(struct sfs_inode *in)
 	atomic_store(&in->maps.sync, in->dax);
 }
 
-/* Starts learning libpmem2's primitives from this file in the background
- * (util/pmem.h), unless that is under way, done, or given up on. The file
- * must be at least a page long (libpmem2 maps one); kfd is hidden from
- * the wrappers libpmem2 calls, so the thread gets a fresh descriptor. */
 void sfs_inode_dax_learn(struct sfs_inode *in)
 {
-	if (!in->dax || atomic_load(&in->ksize) < 4096 || !sfs_pmem_learn_claim())
-		return;
-	char path[40];
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", in->kfd);
-	int fd = sfs_real.open(path, O_RDWR | O_CLOEXEC | O_NOCTTY);
-	if (fd >= 0)
-		sfs_staging_learn_pmem(fd);
-	else
-		sfs_pmem_learn_unclaim(); /* a later file may try */
+	if (in->dax && sfs_pmem_learn_claim())
+		sfs_staging_learn_pmem();
 }
 
 bool sfs_inode_dax_flushes(struct sfs_inode *in)

@@ -49,9 +49,7 @@ int sfs_inode_sync(struct sfs_inode *in, int fd, bool datasync)
 	 * last kernel fsync, there is nothing to do. */
 	if (in->dax && !atomic_load_explicit(&in->fsynced, memory_order_relaxed)) {
 		atomic_store_explicit(&in->fsynced, true, memory_order_relaxed);
-		sfs_inode_lock(in); /* kfd is stable under the lock */
 		sfs_inode_dax_learn(in); /* ready, most likely, by the next store */
-		sfs_inode_unlock(in);
 	}
 	if (in->dax && atomic_load(&in->maps.sync) && !atomic_load(&in->staged) &&
 	    !atomic_load(&in->kdirty) &&

@@ -245,9 +245,9 @@ void sfs_inode_dax_setup(struct sfs_inode *in);
  * background). Caller holds the inode lock. */
 bool sfs_inode_dax_flushes(struct sfs_inode *in);
 
-/* Starts learning libpmem2's primitives from this POSIX-mode DAX file in the
- * background if no one has (the application synced it: its stores will be
- * flushed from now on). Caller holds the inode lock. */
+/* Starts learning libpmem2's primitives in the background if this is a
+ * POSIX-mode DAX file and no one has (the application synced it: its
+ * stores will be flushed from now on). */
 void sfs_inode_dax_learn(struct sfs_inode *in);
 
 /* Counts the metadata calls the kernel served (chmod, utimes, rename, ...:

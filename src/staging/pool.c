@@ -36,7 +36,7 @@ static int nready[3];
 static int returned[POOL_MAX], nreturned; /* files given back, still to empty */
 static int rings_out;			  /* rings made and not destroyed */
 static bool thread_started, stopping, housekeeping;
-static int learn_fd = -1; /* sfs_staging_learn_pmem's descriptor, pending */
+static bool learn_pending; /* sfs_staging_learn_pmem asked, not yet done */
 static pthread_t thread;
 
 /* The ring size: SPLITFS_STAGING_SIZE rounded up to a power of two, so a
@@ -49,7 +49,9 @@ static int64_t ring_cap(void)
 	return cap;
 }
 
-static int make_file(struct pooled *p)
+/* An unnamed file of the library's in <root>/.splitfs: a descriptor the
+ * application does not know, or -errno. */
+static int open_tmpfile(void)
 {
 	int fd = sfs_real.openat(sfs_g.priv_dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
@@ -63,8 +65,14 @@ static int make_file(struct pooled *p)
 		if (fd >= 0)
 			sfs_real.unlinkat(sfs_g.priv_dirfd, name, 0);
 	}
+	return fd < 0 ? -errno : fd;
+}
+
+static int make_file(struct pooled *p)
+{
+	int fd = open_tmpfile();
 	if (fd < 0)
-		return -errno;
+		return fd;
 	p->fd = sfs_internal_fd(fd);
 	p->ring = NULL;
 	p->cap = 0;
@@ -120,6 +128,21 @@ static int make(int kind, struct pooled *p)
 	return rc;
 }
 
+/* libpmem2's primitives, learnt from a page of a file of the library's own
+ * on the managed file system: an application's file could be truncated
+ * under the map (seen in the lab: "file length is equal 0", and the
+ * process gave up on DAX flushes for good). */
+static void learn_pmem(void)
+{
+	int fd = open_tmpfile();
+	if (fd >= 0 && sfs_real.ftruncate(fd, 4096) == 0)
+		sfs_pmem_learn(fd);
+	else
+		sfs_pmem_learn_unclaim(); /* no file now: a later sync asks again */
+	if (fd >= 0)
+		sfs_real.close(fd);
+}
+
 /* Keeps the default kind's pool full and empties returned files. */
 static void *refill(void *unused)
 {
@@ -156,12 +179,10 @@ static void *refill(void *unused)
 			ready[kind][nready[kind]++] = p;
 			continue;
 		}
-		if (learn_fd >= 0) {
-			int fd = learn_fd;
-			learn_fd = -1;
+		if (learn_pending) {
+			learn_pending = false;
 			pthread_mutex_unlock(&lock);
-			sfs_pmem_learn(fd);
-			sfs_real.close(fd);
+			learn_pmem();
 			pthread_mutex_lock(&lock);
 			continue;
 		}
@@ -208,7 +229,7 @@ static void start_thread(void)
 
 int sfs_staging_get(int kind, struct sfs_stage *st)
 {
-	struct pooled p;
+	struct pooled p = {.fd = -1};
 	int rc = 0;
 	pthread_mutex_lock(&lock);
 	if (nready[kind] > 0)
@@ -267,12 +288,10 @@ void sfs_staging_kick(void)
 	pthread_mutex_unlock(&lock);
 }
 
-void sfs_staging_learn_pmem(int fd)
+void sfs_staging_learn_pmem(void)
 {
 	pthread_mutex_lock(&lock);
-	if (learn_fd >= 0)
-		sfs_real.close(learn_fd); /* not expected: one claim at a time */
-	learn_fd = fd;
+	learn_pending = true;
 	start_thread();
 	pthread_cond_signal(&wake);
 	pthread_mutex_unlock(&lock);
@@ -290,9 +309,7 @@ void sfs_staging_reset_child(void)
 	for (int i = 0; i < nreturned; i++)
 		sfs_internal_close(returned[i]);
 	nreturned = 0;
-	if (learn_fd >= 0) /* the child's copy of the parent's pending descriptor */
-		sfs_real.close(learn_fd);
-	learn_fd = -1;
+	learn_pending = false;
 	rings_out = 0;
 	thread_started = false;
 	stopping = false;

@@ -25,10 +25,10 @@ void sfs_staging_put(struct sfs_stage *st);
  * writable inodes, inode.h), starting it if needed. */
 void sfs_staging_kick(void);
 
-/* Hands fd (a DAX file's, opened for the purpose) to the background
- * thread, which learns libpmem2's primitives from it and closes it
- * (util/pmem.h: sfs_pmem_learn_claim). */
-void sfs_staging_learn_pmem(int fd);
+/* Asks the background thread to learn libpmem2's primitives, from a file
+ * of its own on the managed (DAX) file system (util/pmem.h:
+ * sfs_pmem_learn_claim). */
+void sfs_staging_learn_pmem(void);
 
 /* A forked child: forget the pool and its thread (closing the descriptors
  * and unmapping the rings, which belong to the parent). */

@@ -232,7 +232,7 @@ bool sfs_pmem_ready(void)
 }
 
 static atomic_bool gave_up;
-static atomic_bool learning; /* a descriptor is with the background thread */
+static atomic_bool learning; /* claimed: the background thread is on it */
 
 bool sfs_pmem_learn_claim(void)
 {

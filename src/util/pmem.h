@@ -51,11 +51,11 @@ bool sfs_pmem_learn(int fd);
 /* Learning costs the dlopen of libpmem2 and its first map: 1.6 ms here,
  * 40-60 ms in the lab's emulated guest, which no write should wait for.
  * sfs_pmem_learn_claim is true for one caller while the primitives are
- * neither known nor given up on: that caller hands a descriptor to the
- * background thread (sfs_staging_learn_pmem), which calls sfs_pmem_learn
- * and closes it; sfs_pmem_learn_unclaim gives the claim back (no
- * descriptor could be had; a forked child, whose parent's thread held
- * it). sfs_pmem_gave_up: learning failed for good. */
+ * neither known nor given up on: that caller asks the background thread
+ * (sfs_staging_learn_pmem), which calls sfs_pmem_learn on a file of its
+ * own; sfs_pmem_learn_unclaim gives the claim back (no file could be made;
+ * a forked child, whose parent's thread held it). sfs_pmem_gave_up:
+ * learning failed for good. */
 bool sfs_pmem_learn_claim(void);
 bool sfs_pmem_gave_up(void);
 void sfs_pmem_learn_unclaim(void);
