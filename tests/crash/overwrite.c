@@ -9,7 +9,12 @@
  * Guarantees checked, per slot (lo = the newest version acknowledged as
  * durable, hi = the newest begun):
  *   all modes   every page is an intact page of this slot with a version in
- *               [lo, hi]
+ *               [lo, hi], except in posix and sync modes the pages of a
+ *               write in flight at the crash (begun, not returned): each
+ *               of their bytes is the old version's or the new one's. A
+ *               write is not atomic there, and a store through a mapping
+ *               stops wherever the kill lands (the kernel's write stops at
+ *               a page boundary): seen on DAX, 2 of 400 kill points
  *   posix       lo: the last version an fsync returned for (a power cut);
  *               the last version written (a killed process: overwrites are
  *               in the page cache)
@@ -96,6 +101,20 @@ int run_overwrite(const char *dir, uint64_t seed)
 	}
 }
 
+/* Whether every byte of page p of slot s is version a's or version b's. */
+static bool page_mix(const unsigned char *pg, uint32_t s, uint32_t p, uint32_t a, uint32_t b)
+{
+	static unsigned char va[SLOT], vb[SLOT];
+	make_slot(va, s, a);
+	make_slot(vb, s, b);
+	for (size_t i = 0; i < PAGE; i++) {
+		size_t at = (size_t)p * PAGE + i;
+		if (pg[i] != va[at] && pg[i] != vb[at])
+			return false;
+	}
+	return true;
+}
+
 int check_overwrite(const char *dir, char **acks, size_t n, enum crash_mode m, enum crash_kind k)
 {
 	long began[NSLOT], wrote[NSLOT], synced[NSLOT];
@@ -127,7 +146,7 @@ int check_overwrite(const char *dir, char **acks, size_t n, enum crash_mode m, e
 		free(data);
 		return 0;
 	}
-	long torn = 0, newer = 0;
+	long torn = 0, newer = 0, inpage = 0;
 	for (int s = 0; s < NSLOT; s++) {
 		long lo = (m == MODE_POSIX && k == KIND_POWER) ? synced[s] : wrote[s];
 		long hi = began[s], first = -1;
@@ -139,6 +158,12 @@ int check_overwrite(const char *dir, char **acks, size_t n, enum crash_mode m, e
 			h.crc = 0;
 			if (h.magic != MAGIC || h.slot != (uint32_t)s || h.page != (uint32_t)p ||
 			    crc != crc32_sw(crc32_sw(0, &h, 16), pg + sizeof(h), PAGE - sizeof(h))) {
+				if (m != MODE_STRICT && hi > wrote[s] &&
+				    page_mix(pg, (uint32_t)s, (uint32_t)p, (uint32_t)wrote[s],
+					     (uint32_t)hi)) {
+					inpage++;
+					continue;
+				}
 				violation("over.dat: slot %d page %d is not an intact page of that slot "
 					  "(%s)", s, p, pg[100] == 0 && pg[2000] == 0 ? "zeros" : "garbage");
 				continue;
@@ -158,7 +183,8 @@ int check_overwrite(const char *dir, char **acks, size_t n, enum crash_mode m, e
 		}
 	}
 	printf("overwrite: %d slots checked, %ld torn pages (allowed outside strict), %ld pages of "
-	       "an unacknowledged write\n", NSLOT, torn, newer);
+	       "an unacknowledged write, %ld pages torn within by the write in flight\n", NSLOT,
+	       torn, newer, inpage);
 	free(data);
 	return 0;
 }
