@@ -13,8 +13,9 @@
 # bounded set with short knobs; `make test-dax` (DAX_FULL=1) runs every
 # suite with its default knobs, the real applications too. Knobs: DAX_SUITES
 # (the suites), DAX_TIMEOUT (seconds for the whole guest run, default 1100;
-# 21600 with DAX_FULL=1: every suite at its defaults takes hours there), DAX_ENV (more NAME=VALUE settings for the suites in
-# the guest, e.g. "SFS_APPS_REDIS_SCALE=0.2").
+# 21600 with DAX_FULL=1: every suite at its defaults takes hours there),
+# DAX_ENV (more NAME=VALUE settings for the suites in the guest, e.g.
+# "SFS_APPS_REDIS_SCALE=0.2").
 # Skips (exit 77) when the lab cannot be set up (tests/lab/setup.sh says why).
 . "$(dirname "$0")/../lib.sh"
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
