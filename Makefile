@@ -22,7 +22,7 @@ endif
 
 LIB_SRC := $(wildcard src/*.c src/*/*.c)
 CLI_SRC := $(wildcard cli/*.c) src/util/options.c src/util/crc32c.c src/util/msg.c \
-	src/oplog/recover.c src/oplog/format.c
+	src/oplog/recover.c src/oplog/format.c src/staging/adopt.c
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/lib/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/cli/%.o)
 
@@ -71,7 +71,14 @@ $(BUILD)/crash/crashtool: $(CRASH_SRC) tests/crash/crash.h
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(TEST_CFLAGS) -o $@ $(CRASH_SRC)
 
-tests: all $(TEST_BIN) $(BUILD)/crash/crashtool
+# The attacker's tool of the security suite (tests/security/).
+$(BUILD)/security/plant: tests/security/plant.c src/oplog/format.c src/oplog/recover.c \
+		src/util/crc32c.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(TEST_CFLAGS) -o $@ $^
+
+tests: all $(TEST_BIN) $(BUILD)/crash/crashtool $(BUILD)/security/plant
 
 # Installs what the suites need (packages, fsx, pjdfstest), then runs them.
 test:

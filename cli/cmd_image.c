@@ -49,11 +49,15 @@ static int make_fs(const char *fs, const char *img)
 	char *btrfs[] = {"mkfs.btrfs", "-q", "-f", (char *)img, NULL};
 	char **argv = strcmp(fs, "xfs") == 0 ? xfs : strcmp(fs, "ext4") == 0 ? ext4 : btrfs;
 	int st = cli_spawn(argv, true);
-	if (st != 0) {
-		cli_err("image up: %s failed (exit %d); is %s installed?", argv[0], st,
+	if (st == 127) { /* the shell's "command not found" */
+		cli_err("image up: %s not found: install %s", argv[0],
 			strcmp(fs, "xfs") == 0	  ? "xfsprogs"
 			: strcmp(fs, "ext4") == 0 ? "e2fsprogs"
 						  : "btrfs-progs");
+		return -1;
+	}
+	if (st != 0) {
+		cli_err("image up: %s failed (exit %d; its message is above)", argv[0], st);
 		return -1;
 	}
 	if (strcmp(fs, "xfs") == 0) {
@@ -102,6 +106,13 @@ static int image_up(const char *dir, const char *fs, const char *size)
 	uint64_t bytes;
 	if (sfs_parse_size(size, &bytes) != 0 || bytes < (64u << 20)) {
 		cli_err("image up: --size %s: expected a size of at least 64M (e.g. 2G)", size);
+		return EXIT_USAGE;
+	}
+	/* mkfs's own minimums (xfsprogs: 300 MB; btrfs-progs: 114 MiB). */
+	uint64_t least = strcmp(fs, "xfs") == 0 ? 300u << 20 : strcmp(fs, "btrfs") == 0 ? 120u << 20 : 0;
+	if (bytes < least) {
+		cli_err("image up: --size %s is too small for %s (at least %lluM; e.g. --size 512M)",
+			size, fs, (unsigned long long)((least + (1 << 20) - 1) >> 20));
 		return EXIT_USAGE;
 	}
 	if (geteuid() != 0) {

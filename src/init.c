@@ -16,14 +16,16 @@
 
 #include "fs/fdtable.h"
 #include "fs/flush.h"
+#include "fs/lease.h"
 #include "fs/process.h"
-#include "fs/registry.h"
 #include "oplog/oplog.h"
 #include "oplog/recover.h"
 #include "interpose/real.h"
+#include "staging/adopt.h"
 #include "staging/pool.h"
 #include "util/compiler.h"
 #include "util/guard.h"
+#include "util/signals.h"
 #include "util/msg.h"
 #include "util/stats.h"
 
@@ -105,7 +107,10 @@ static int setup_root(void)
 		return -EXDEV; /* relink needs staging files on the same file system */
 	}
 	sfs_g.priv_dirfd = sfs_internal_fd(dfd);
-	return 0;
+	/* Which mount this is: staged windows are adopted only on the one
+	 * they were written on (staging/format.h). */
+	int rc = sfs_mount_instance(sfs_lib_sys(), sfs_g.priv_dirfd, sfs_g.boot_id, &sfs_g.mnt_id);
+	return rc;
 }
 
 static void open_stats_file(void)
@@ -146,33 +151,59 @@ void sfs_refresh_fsize_limit(void)
 		atomic_store(&sfs_g.fsize_limit, rl.rlim_cur);
 }
 
-/* Replays the operation logs of dead processes (any mode may find them:
- * the file system is shared). */
+const struct sfs_sys *sfs_lib_sys(void)
+{
+	static struct sfs_sys s;
+	if (!s.open) {
+		s.open = sfs_real.open;
+		s.openat = sfs_real.openat;
+		s.pread = sfs_real.pread;
+		s.pwrite = sfs_real.pwrite;
+		s.ftruncate = sfs_real.ftruncate;
+		s.fsync = sfs_real.fsync;
+		s.close = sfs_real.close;
+		s.renameat = sfs_real.renameat;
+		s.ioctl = sfs_real.ioctl;
+		s.fstat = sfs_real.fstat;
+		s.mmap = sfs_real.mmap;
+		s.dup = sfs_real.dup;
+		s.unlinkat = sfs_real.unlinkat;
+		s.flock = sfs_real.flock;
+		s.fallocate = sfs_real.fallocate;
+		s.statx = sfs_real.statx;
+		s.fstatat = sfs_real.fstatat;
+	}
+	return &s;
+}
+
+/* Puts back what dead processes left: the staging windows of this user's
+ * processes that died on this mount (staging/adopt.h), and the operation
+ * logs of dead processes (any mode may find them: the file system is
+ * shared). */
 static void recover_dead(void)
 {
-	struct sfs_sys s;
-	s.open = sfs_real.open;
-	s.openat = sfs_real.openat;
-	s.pread = sfs_real.pread;
-	s.pwrite = sfs_real.pwrite;
-	s.ftruncate = sfs_real.ftruncate;
-	s.fsync = sfs_real.fsync;
-	s.close = sfs_real.close;
-	s.renameat = sfs_real.renameat;
-	s.ioctl = sfs_real.ioctl;
-	s.fstat = sfs_real.fstat;
-	s.mmap = sfs_real.mmap;
-	s.dup = sfs_real.dup;
 	struct sfs_recovery rep;
-	sfs_recover_dir(sfs_g.opt.root, sfs_g.priv_dir, &s, &rep);
-	if (rep.logs) {
-		sfs_stat_event(SFS_EV_recovered_logs, rep.logs);
-		sfs_stat_event(SFS_EV_recovered_records, rep.records);
+	memset(&rep, 0, sizeof(rep));
+	struct sfs_recover_env env;
+	sfs_adopt_env_lib(&env);
+	sfs_adopt_dir(&env, sfs_g.priv_dirfd, &rep);
+	struct sfs_recovery logs;
+	sfs_recover_dir(&env, sfs_g.priv_dir, &logs);
+	if (logs.logs) {
+		sfs_stat_event(SFS_EV_recovered_logs, logs.logs);
+		sfs_stat_event(SFS_EV_recovered_records, logs.records);
 	}
-	if (rep.records || rep.skipped || rep.first_error[0])
+	if (rep.stores)
+		sfs_stat_event(SFS_EV_adopted_stores, rep.stores);
+	if (logs.records || logs.skipped || logs.first_error[0])
 		sfs_msg("recovered %u records (%llu bytes, %u files) from %u logs of dead processes in "
-			"%.1f ms%s%s", rep.records, (unsigned long long)rep.bytes, rep.files, rep.logs,
-			(double)rep.ns / 1e6, rep.first_error[0] ? "; " : "", rep.first_error);
+			"%.1f ms, %u skipped%s%s", logs.records, (unsigned long long)logs.bytes,
+			logs.files, logs.logs, (double)logs.ns / 1e6, logs.skipped,
+			logs.first_error[0] ? "; " : "", logs.first_error);
+	if (rep.orphaned || rep.first_error[0])
+		sfs_warn("staged appends of dead processes: %u put back, %u kept apart (%s)",
+			 rep.stores, rep.orphaned, rep.first_error);
+	sfs_adopt_env_done(&env);
 }
 
 static void do_init(void)
@@ -190,6 +221,7 @@ static void do_init(void)
 	sfs_g.map_shift = (unsigned)__builtin_ctzll(sfs_g.opt.map_size);
 	sfs_refresh_fsize_limit();
 	sfs_g.max_vmas = read_long("/proc/sys/vm/max_map_count", 65530) / 4;
+	sfs_g.euid = geteuid();
 	sfs_stats_on = sfs_g.opt.stats;
 	open_stats_file();
 	int rc = setup_root();
@@ -198,12 +230,9 @@ static void do_init(void)
 			  strerror(-rc));
 		return;
 	}
-	rc = sfs_registry_init();
-	if (rc)
-		sfs_warn("no registry in /dev/shm (%s): files are coordinated within each "
-			 "process only", strerror(-rc));
 	recover_dead();
 	sfs_guard_install();
+	sfs_signals_install();
 	pthread_atfork(sfs_atfork_prepare, sfs_atfork_parent, sfs_atfork_child);
 	sfs_demote_inherited();
 	if (sfs_g.opt.verbose) {
@@ -245,6 +274,7 @@ __attribute__((destructor)) static void splitfs_dtor(void)
 	 * later writes (other destructors) go straight to the kernel. */
 	sfs_flush_all();
 	sfs_demote_fds(false);
+	sfs_lease_drop_all(); /* cached inodes */
 	sfs_oplog_close(true);
 	sfs_staging_shutdown();
 	sfs_print_stats("exit");

@@ -24,6 +24,10 @@ struct sfs_global {
 	_Atomic uint64_t fsize_limit; /* RLIMIT_FSIZE, refreshed by the setrlimit wrappers */
 	dev_t stderr_dev;	/* what fd 2 was at start, so the stats never go */
 	ino_t stderr_ino;	/* into a file the application put on fd 2 later */
+	uid_t euid;		/* the user whose files in .splitfs this process uses */
+	atomic_bool fd_pressure; /* the application met RLIMIT_NOFILE: no new files managed */
+	uint8_t boot_id[16];	/* this boot and this mount of the managed file */
+	uint64_t mnt_id;	/* system (staging/adopt.h) */
 };
 
 extern struct sfs_global sfs_g;
@@ -54,6 +58,10 @@ static inline bool sfs_active(void)
 	sfs_init();
 	return sfs_g.active;
 }
+
+struct sfs_sys;
+/* The real system calls recovery and adoption make in the library. */
+const struct sfs_sys *sfs_lib_sys(void);
 
 /* Re-reads RLIMIT_FSIZE (after the application changed it). */
 void sfs_refresh_fsize_limit(void);

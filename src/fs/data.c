@@ -3,12 +3,14 @@
 #include "data.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -17,9 +19,12 @@
 #include "../relink/relink.h"
 #include "../util/compiler.h"
 #include "../util/guard.h"
+#include "../util/msg.h"
 #include "../util/pmem.h"
+#include "../staging/reserve.h"
 #include "../util/stats.h"
 #include "flush.h"
+#include "lease.h"
 #include "../oplog/oplog.h"
 
 /* Moves n bytes between buf and file offset off of the target through its
@@ -118,7 +123,8 @@ static void populate_ahead(struct sfs_maptab *t, int fd, int64_t off, int64_t en
 	}
 }
 
-/* The kernel's answer to a read, after making the kernel's view complete. */
+/* The kernel's answer to a read, after making the kernel's view complete
+ * (a fault on the application's buffer, a mapping the budget refuses). */
 static ssize_t kernel_pread(struct sfs_inode *in, void *buf, size_t n, int64_t off)
 {
 	sfs_stat_event(SFS_EV_kernel_fallbacks, 1);
@@ -127,23 +133,29 @@ static ssize_t kernel_pread(struct sfs_inode *in, void *buf, size_t n, int64_t o
 	ssize_t r = rc ? rc : sfs_real.pread(in->kfd, buf, n, off);
 	if (r < 0 && !rc)
 		r = -errno;
-	/* The read may have seen another process's size change. */
-	if (!rc)
-		sfs_inode_resync_locked(in);
 	sfs_inode_unlock(in);
 	return r;
 }
 
-/* At or past our end of file: ask the kernel whether the file grew (another
- * process appended and closed). Returns true if there is more to read. */
-static bool grew(struct sfs_inode *in, int64_t off)
+/* A read of a file that is not leased: the kernel's, from the kernel's
+ * size (another process may be changing the file). */
+static ssize_t unleased_pread(struct sfs_inode *in, void *buf, size_t n, int64_t off)
 {
-	if (atomic_load(&in->staged))
-		return false;
-	sfs_inode_lock(in);
-	sfs_inode_resync_locked(in);
-	sfs_inode_unlock(in);
-	return atomic_load(&in->size) > off;
+	sfs_stat_event(SFS_EV_unleased_ops, 1);
+	ssize_t r = sfs_real.pread(in->kfd, buf, n, off);
+	return r < 0 ? -errno : r;
+}
+
+int64_t sfs_inode_size(struct sfs_inode *in)
+{
+	sfs_read_enter(in);
+	bool leased = sfs_inode_leased(in);
+	int64_t size = atomic_load_explicit(&in->size, memory_order_acquire);
+	sfs_read_exit(in);
+	if (leased)
+		return size;
+	struct stat st;
+	return sfs_real.fstat(in->kfd, &st) == 0 ? st.st_size : -errno;
 }
 
 ssize_t sfs_inode_pread(struct sfs_inode *in, void *buf, size_t n, int64_t off)
@@ -151,47 +163,57 @@ ssize_t sfs_inode_pread(struct sfs_inode *in, void *buf, size_t n, int64_t off)
 	if (n == 0)
 		return 0;
 	n = SFS_MIN(n, SFS_MAX_RW_COUNT);
-	if (sfs_inode_contended(in))
-		return SFS_E_KERNEL;
-	for (int attempt = 0;; attempt++) {
-		sfs_read_enter(in);
-		/* size first: a size that includes staged bytes implies the
-		 * window (staged, base) that holds them is visible too. */
-		int64_t size = atomic_load_explicit(&in->size, memory_order_acquire);
-		if (off >= size) {
-			sfs_read_exit(in);
-			if (attempt == 0 && grew(in, off))
-				continue;
-			return 0;
-		}
-		bool staged = atomic_load(&in->staged);
-		int64_t boundary = staged ? atomic_load(&in->base) : atomic_load(&in->ksize);
-		size_t len = (size_t)SFS_MIN((int64_t)n, size - off);
-		size_t low = off < boundary ? (size_t)SFS_MIN((int64_t)len, boundary - off) : 0;
-		int rc = 0;
-		if (low)
-			rc = xfer(in, off, buf, low, false);
-		if (!rc && len > low)
-			rc = sfs_stage_xfer(&in->stage, off + (int64_t)low, (char *)buf + low,
-					    len - low, 0);
+	sfs_read_enter(in);
+	if (sfs_unlikely(!sfs_inode_leased(in))) {
 		sfs_read_exit(in);
-		if (rc)
-			return kernel_pread(in, buf, len, off);
-		return (ssize_t)len;
+		if (!sfs_lease_try(in))
+			return unleased_pread(in, buf, n, off);
+		sfs_read_enter(in);
+		if (!sfs_inode_leased(in)) {
+			sfs_read_exit(in);
+			return unleased_pread(in, buf, n, off);
+		}
 	}
+	/* size first: a size that includes staged bytes implies the window
+	 * (staged, base) that holds them is visible too. The lease makes it
+	 * the file's size: nobody else can change the file. */
+	int64_t size = atomic_load_explicit(&in->size, memory_order_acquire);
+	if (off >= size) {
+		sfs_read_exit(in);
+		return 0;
+	}
+	bool staged = atomic_load(&in->staged);
+	int64_t boundary = staged ? atomic_load(&in->base) : atomic_load(&in->ksize);
+	size_t len = (size_t)SFS_MIN((int64_t)n, size - off);
+	size_t low = off < boundary ? (size_t)SFS_MIN((int64_t)len, boundary - off) : 0;
+	int rc = 0;
+	if (low)
+		rc = xfer(in, off, buf, low, false);
+	if (!rc && len > low)
+		rc = sfs_stage_xfer(&in->stage, off + (int64_t)low, (char *)buf + low, len - low, 0);
+	sfs_read_exit(in);
+	if (rc)
+		return kernel_pread(in, buf, len, off);
+	return (ssize_t)len;
 }
 
-/* Opens a staging window at the target's end of file: base is ksize rounded
- * down to a block, and the target's bytes [base, ksize) are copied in first,
- * so the window relinks as whole blocks. Caller holds lock. */
+/* Opens a staging window at the target's end of file. A ring's window
+ * starts right there (relink copies); a file store's starts at the block
+ * that holds the end, whose bytes [base, ksize) are copied in first, so the
+ * whole window relinks as whole blocks. The store is bound to the file
+ * first (stage.h): from now on what the window holds outlives the process.
+ * Caller holds the lock. */
 static int open_window(struct sfs_inode *in)
 {
 	int rc = sfs_stage_attach(&in->stage);
 	if (rc)
 		return rc;
 	int64_t ksize = atomic_load(&in->ksize);
-	int64_t base = SFS_ALIGN_DOWN(ksize, (int64_t)SFS_BLOCK);
-	rc = sfs_stage_cover(&in->stage, base, ksize);
+	int64_t base = in->stage.kind == SFS_STAGE_FILE ? SFS_ALIGN_DOWN(ksize, (int64_t)SFS_BLOCK)
+							: ksize;
+	rc = sfs_stage_open_window(&in->stage, in->kfd, in->dev, in->ino, ksize);
+	if (!rc)
+		rc = sfs_stage_cover(&in->stage, base, ksize);
 	if (rc)
 		return rc;
 	if (ksize > base) {
@@ -204,74 +226,52 @@ static int open_window(struct sfs_inode *in)
 			return rc;
 	}
 	atomic_store(&in->base, base);
-	in->nholes = 0;
 	atomic_store_explicit(&in->staged, true, memory_order_release);
 	sfs_inode_staged_changed(1);
-	sfs_inode_publish_locked(in);
 	sfs_stat_event(SFS_EV_staging_windows, 1);
 	return 0;
 }
 
-/* Window holes (caller holds the lock). A write removes [from, to) from
- * them; a write past the end adds [size, from). */
-static void holes_fill(struct sfs_inode *in, int64_t from, int64_t to)
+/* Space for the bytes an append adds to the window (staging/reserve.h):
+ * the blocks past the file's current end it will need at relink. */
+static int reserve(struct sfs_inode *in, int64_t end)
 {
-	/* Each hole loses [from, to) and may split in two. */
-	struct sfs_hole out[2 * SFS_ARRAY_SIZE(in->holes)];
-	int n = 0;
-	for (int i = 0; i < in->nholes; i++) {
-		int64_t a = in->holes[i].from, b = in->holes[i].to;
-		if (b <= from || a >= to) {
-			out[n++] = in->holes[i];
-			continue;
-		}
-		if (a < from)
-			out[n++] = (struct sfs_hole){a, from};
-		if (b > to)
-			out[n++] = (struct sfs_hole){to, b};
-	}
-	if (in->nholes < 0)
-		return;
-	if (n > (int)SFS_ARRAY_SIZE(in->holes)) {
-		in->nholes = -1; /* too many to track: they will be written as zeros */
-		return;
-	}
-	memcpy(in->holes, out, (size_t)n * sizeof(out[0]));
-	in->nholes = n;
+	int64_t have = SFS_ALIGN_UP(atomic_load(&in->size), (int64_t)SFS_BLOCK);
+	int64_t need = SFS_ALIGN_UP(end, (int64_t)SFS_BLOCK) - have;
+	if (need <= 0)
+		return 0;
+	int rc = sfs_reserve_take(need);
+	if (!rc)
+		in->reserved += need;
+	return rc;
 }
 
-static void holes_add(struct sfs_inode *in, int64_t from, int64_t to)
+void sfs_inode_unreserve_locked(struct sfs_inode *in)
 {
-	if (in->nholes < 0)
-		return;
-	if (in->nholes == (int)SFS_ARRAY_SIZE(in->holes)) {
-		in->nholes = -1;
-		return;
-	}
-	in->holes[in->nholes].from = from;
-	in->holes[in->nholes].to = to;
-	in->nholes++;
+	sfs_reserve_give(in->reserved);
+	in->reserved = 0;
 }
 
 /* Writes [off, off+n), all at or past the boundary, into the window, opening
  * one if needed. -ENOSPC: the window cannot hold it (the caller relinks and
- * retries once). Caller holds lock. */
+ * retries once). -EAGAIN: the write leaves a hole, which the kernel makes
+ * (holes stay holes: SEEK_HOLE, du, cp --sparse see what they would).
+ * Caller holds lock. */
 static int stage_write(struct sfs_inode *in, const char *buf, size_t n, int64_t off)
 {
-	int rc = atomic_load(&in->staged) ? 0 : open_window(in);
 	int64_t end = off + (int64_t)n;
+	int64_t size = atomic_load(&in->size);
+	if (off > size)
+		return -EAGAIN;
+	int rc = atomic_load(&in->staged) ? 0 : open_window(in);
 	if (!rc)
 		rc = sfs_stage_cover(&in->stage, atomic_load(&in->base), end);
-	int64_t size = atomic_load(&in->size);
-	if (!rc && off > size) /* a hole: the store may hold older bytes there */
-		rc = sfs_stage_zero(&in->stage, size, off);
+	if (!rc)
+		rc = reserve(in, end);
 	if (!rc)
 		rc = sfs_stage_xfer(&in->stage, off, (char *)buf, n, 1);
 	if (rc)
 		return rc;
-	holes_fill(in, off, end);
-	if (off > size)
-		holes_add(in, size, off);
 	sfs_stat_event(SFS_EV_staged_bytes, n);
 	/* The kernel would have updated mtime now; stat reports this until the
 	 * relink updates the file itself (coarse clock, as the kernel uses). */
@@ -280,8 +280,8 @@ static int stage_write(struct sfs_inode *in, const char *buf, size_t n, int64_t 
 	atomic_store_explicit(&in->staged_mtime, (int64_t)now.tv_sec * 1000000000 + now.tv_nsec,
 			      memory_order_relaxed);
 	if (end > size) {
+		sfs_stage_acknowledge(&in->stage, end); /* what a recovery puts back */
 		atomic_store_explicit(&in->size, end, memory_order_release);
-		sfs_inode_publish_locked(in);
 	}
 	return 0;
 }
@@ -386,32 +386,97 @@ static ssize_t fsize_check(int64_t off, size_t n)
 	uint64_t lim = atomic_load_explicit(&sfs_g.fsize_limit, memory_order_relaxed);
 	if (lim == RLIM_INFINITY || n == 0)
 		return (ssize_t)n;
-	if ((uint64_t)off >= lim) {
-		pthread_kill(pthread_self(), SIGXFSZ);
-		return -EFBIG;
-	}
+	if ((uint64_t)off >= lim)
+		return -EFBIG; /* the caller raises SIGXFSZ once the lock is let go */
 	return (ssize_t)SFS_MIN((uint64_t)n, lim - (uint64_t)off);
 }
 
-/* Takes the lock for a write; SFS_E_KERNEL when the file is shared now. */
-static int lock_for_write(struct sfs_inode *in)
+/* The kernel sends SIGXFSZ as its write returns: here once the inode lock
+ * is let go, so that a default action that ends the process finds every
+ * earlier write ready to go into the file (util/signals.h). */
+static void raise_xfsz(void)
+{
+	pthread_kill(pthread_self(), SIGXFSZ);
+}
+
+/* A write to a file that is not leased: the kernel's, at off or (append)
+ * at the kernel's end of file, atomically, as an O_APPEND write would be.
+ * In sync and strict modes it is durable before it returns (not atomic:
+ * the log serves leased files only). Caller holds the lock. */
+static ssize_t unleased_pwritev(struct sfs_inode *in, const struct iovec *iov, int cnt,
+				int64_t off, bool append, int64_t *at)
+{
+	sfs_stat_event(SFS_EV_unleased_ops, 1);
+	/* Strict mode: logged, applied, synced and retired at once, so that
+	 * the write is atomic after a crash, and no replay can come after
+	 * what another user of the file writes next. (An append's offset is
+	 * the kernel's to choose, at the moment it writes: not logged.) */
+	int nolog = sfs_g.opt.mode == SFS_MODE_STRICT && !append ? sfs_oplog_ready() : 0;
+	if (nolog && nolog != -ENOTSUP) /* no log, no atomic write: it fails, never weaker */
+		return nolog == -ENOSPC || nolog == -EDQUOT ? nolog : -EIO;
+	if (sfs_g.opt.mode == SFS_MODE_STRICT && !append && !nolog) {
+		size_t n = 0;
+		for (int i = 0; i < cnt; i++)
+			n += iov[i].iov_len;
+		*at = off;
+		ssize_t w = sfs_logged_pwritev(in, iov, cnt, SFS_MIN(n, SFS_MAX_RW_COUNT), off);
+		if (w > 0 && in->logged) {
+			int rc = sfs_oplog_commit(in);
+			if (rc)
+				return rc;
+		}
+		return w;
+	}
+	ssize_t w;
+	if (append) {
+		/* Offset -1: at the open file's position, which an append moves
+		 * to the new end of file (the application's own offset lives in
+		 * its struct sfs_file). */
+		w = sfs_real.pwritev2(in->kfd, iov, cnt, -1, RWF_APPEND);
+		int64_t end = w > 0 ? sfs_real.lseek(in->kfd, 0, SEEK_CUR) : -1;
+		*at = end >= 0 ? end - w : off;
+	} else {
+		w = sfs_real.pwritev(in->kfd, iov, cnt, off);
+		*at = off;
+	}
+	if (w < 0)
+		return -errno;
+	sfs_inode_kernel_changed(in);
+	if (w > 0 && sfs_oplog_on()) {
+		static atomic_bool warned;
+		if (sfs_g.opt.mode == SFS_MODE_STRICT && !atomic_exchange(&warned, true))
+			sfs_warn("strict mode: an O_APPEND write to a file another process has open "
+				 "is durable but not atomic (README, consistency modes; said once)");
+		if (sfs_real.fdatasync(in->kfd) != 0)
+			return -errno;
+	}
+	return w;
+}
+
+/* Takes the lock for a write and the lease if the file may have one;
+ * false: not leased, the kernel writes. */
+static bool lock_for_write(struct sfs_inode *in)
 {
 	sfs_inode_lock(in);
-	if (!sfs_inode_contended_locked(in))
-		return 0;
-	sfs_inode_unlock(in);
-	return SFS_E_KERNEL;
+	/* Sync and strict modes log every write of a leased file: lease it
+	 * at once (a write of an unleased file is durable, not atomic). */
+	return sfs_lease_take_locked(in, sfs_oplog_on());
 }
 
 ssize_t sfs_inode_pwrite(struct sfs_inode *in, const void *buf, size_t n, int64_t off,
 			 bool append, int64_t *at)
 {
-	if (lock_for_write(in))
-		return SFS_E_KERNEL;
+	if (!lock_for_write(in) || !in->writable) {
+		struct iovec one = {(void *)buf, SFS_MIN(n, SFS_MAX_RW_COUNT)};
+		ssize_t r = unleased_pwritev(in, &one, 1, off, append, at);
+		sfs_inode_unlock(in);
+		return r;
+	}
 	if (append)
 		off = atomic_load(&in->size);
 	*at = off;
 	ssize_t r = fsize_check(off, SFS_MIN(n, SFS_MAX_RW_COUNT));
+	bool over = r == -EFBIG;
 	if (r > 0 && sfs_oplog_on()) {
 		struct iovec one = {(void *)buf, (size_t)r};
 		r = sfs_logged_pwritev(in, &one, 1, (size_t)r, off);
@@ -419,14 +484,19 @@ ssize_t sfs_inode_pwrite(struct sfs_inode *in, const void *buf, size_t n, int64_
 		r = write_locked(in, buf, (size_t)r, off);
 	}
 	sfs_inode_unlock(in);
+	if (over)
+		raise_xfsz();
 	return r;
 }
 
 ssize_t sfs_inode_pwritev(struct sfs_inode *in, const struct iovec *iov, int cnt, int64_t off,
 			  bool append, int64_t *at)
 {
-	if (lock_for_write(in))
-		return SFS_E_KERNEL;
+	if (!lock_for_write(in) || !in->writable) {
+		ssize_t r = unleased_pwritev(in, iov, cnt, off, append, at);
+		sfs_inode_unlock(in);
+		return r;
+	}
 	if (append)
 		off = atomic_load(&in->size);
 	*at = off;
@@ -436,9 +506,12 @@ ssize_t sfs_inode_pwritev(struct sfs_inode *in, const struct iovec *iov, int cnt
 	ssize_t allowed = fsize_check(off, total);
 	if (allowed <= 0 || sfs_oplog_on()) {
 		/* One record for the whole vector: writev is atomic in strict mode. */
+		bool over = allowed == -EFBIG;
 		if (allowed > 0)
 			allowed = sfs_logged_pwritev(in, iov, cnt, (size_t)allowed, off);
 		sfs_inode_unlock(in);
+		if (over)
+			raise_xfsz();
 		return allowed;
 	}
 	ssize_t done = 0;

@@ -17,6 +17,10 @@
 /* The largest count one read or write moves, as the kernel clamps it. */
 #define SFS_MAX_RW_COUNT ((size_t)0x7ffff000)
 
+/* The file's size as the application sees it: the logical size of a
+ * leased file, the kernel's otherwise. -errno if fstat fails. */
+int64_t sfs_inode_size(struct sfs_inode *in);
+
 /* Reads up to n bytes at off. Returns the count or -errno. */
 ssize_t sfs_inode_pread(struct sfs_inode *in, void *buf, size_t n, int64_t off);
 

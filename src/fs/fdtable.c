@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "file.h"
+#include "../util/signals.h"
 
 struct fd_array {
 	int n;
@@ -91,14 +92,14 @@ int sfs_fd_install(int fd, struct sfs_file *f)
 	if (fd < 0)
 		return -EBADF;
 	sfs_file_ref(f);
-	pthread_mutex_lock(&table_lock);
+	sfs_mutex_lock(&table_lock);
 	struct fd_array *a = cover(fd);
 	struct sfs_file *old = a ? atomic_load(&a->slot[fd]) : NULL;
 	if (a)
 		atomic_store_explicit(&a->slot[fd], f, memory_order_release);
 	if (fd >= atomic_load(&high_water))
 		atomic_store(&high_water, fd + 1);
-	pthread_mutex_unlock(&table_lock);
+	sfs_mutex_unlock(&table_lock);
 	if (!a) {
 		sfs_file_put(f);
 		return -ENOMEM;
@@ -115,7 +116,7 @@ struct sfs_file *sfs_fd_remove(int fd)
 	struct fd_array *a = atomic_load_explicit(&table, memory_order_acquire);
 	if (fd < 0 || !a || fd >= a->n)
 		return NULL;
-	pthread_mutex_lock(&table_lock);
+	sfs_mutex_lock(&table_lock);
 	a = atomic_load(&table);
 	struct sfs_file *f = atomic_load(&a->slot[fd]);
 	if (f == SFS_FD_INTERNAL) {
@@ -125,7 +126,7 @@ struct sfs_file *sfs_fd_remove(int fd)
 		if (f == SFS_FD_DSYNC)
 			f = NULL;
 	}
-	pthread_mutex_unlock(&table_lock);
+	sfs_mutex_unlock(&table_lock);
 	return f;
 }
 
@@ -133,7 +134,7 @@ void sfs_fd_set_internal(int fd, bool internal)
 {
 	if (fd < 0)
 		return;
-	pthread_mutex_lock(&table_lock);
+	sfs_mutex_lock(&table_lock);
 	if (internal)
 		set_slot(fd, SFS_FD_INTERNAL);
 	else {
@@ -141,21 +142,21 @@ void sfs_fd_set_internal(int fd, bool internal)
 		if (a && fd < a->n && atomic_load(&a->slot[fd]) == SFS_FD_INTERNAL)
 			atomic_store(&a->slot[fd], NULL);
 	}
-	pthread_mutex_unlock(&table_lock);
+	sfs_mutex_unlock(&table_lock);
 }
 
 void sfs_fd_set_dsync(int fd, bool dsync)
 {
 	if (fd < 0)
 		return;
-	pthread_mutex_lock(&table_lock);
+	sfs_mutex_lock(&table_lock);
 	struct fd_array *a = atomic_load(&table);
 	struct sfs_file *cur = a && fd < a->n ? atomic_load(&a->slot[fd]) : NULL;
 	if (dsync && !cur)
 		set_slot(fd, SFS_FD_DSYNC);
 	else if (!dsync && cur == SFS_FD_DSYNC)
 		atomic_store(&a->slot[fd], NULL);
-	pthread_mutex_unlock(&table_lock);
+	sfs_mutex_unlock(&table_lock);
 }
 
 int sfs_fd_limit(void)

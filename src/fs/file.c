@@ -6,17 +6,18 @@
 #include <string.h>
 
 #include "inode.h"
+#include "../util/signals.h"
 
 static pthread_mutex_t free_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sfs_file *free_list;
 
 struct sfs_file *sfs_file_new(struct sfs_inode *inode, int flags, int64_t pos)
 {
-	pthread_mutex_lock(&free_lock);
+	sfs_mutex_lock(&free_lock);
 	struct sfs_file *f = free_list;
 	if (f)
 		free_list = f->free_next;
-	pthread_mutex_unlock(&free_lock);
+	sfs_mutex_unlock(&free_lock);
 	if (!f) {
 		f = calloc(1, sizeof(*f));
 		if (!f)
@@ -55,10 +56,10 @@ void sfs_file_put(struct sfs_file *f)
 	bool wrote = sfs_file_writable(f);
 	f->inode = NULL;
 	pthread_mutex_destroy(&f->pos_lock);
-	pthread_mutex_lock(&free_lock);
+	sfs_mutex_lock(&free_lock);
 	f->free_next = free_list;
 	free_list = f;
-	pthread_mutex_unlock(&free_lock);
+	sfs_mutex_unlock(&free_lock);
 	if (inode) {
 		if (wrote)
 			sfs_inode_writer_gone(inode);

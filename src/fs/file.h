@@ -20,6 +20,10 @@ struct sfs_file {
 	atomic_int flags;	/* open(2) flags: access mode, O_APPEND, ... */
 	pthread_mutex_t pos_lock; /* serialises read/write/lseek on the offset */
 	int64_t pos;
+	/* The kernel's open file at the application's descriptors is the
+	 * inode's (kfd's), shared and adapted (inode.h), not the one its open
+	 * made: leaving the file to the kernel gives it back (process.c). */
+	bool kshared;
 	struct sfs_inode *inode;
 	struct sfs_file *free_next;
 };

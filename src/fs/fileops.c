@@ -20,8 +20,9 @@
 #include "flush.h"
 #include "inode.h"
 #include "process.h"
-#include "registry.h"
 #include "../oplog/oplog.h"
+#include "../staging/adopt.h"
+#include "../util/signals.h"
 
 #ifndef RWF_NOAPPEND
 #define RWF_NOAPPEND 0x00000020
@@ -46,29 +47,35 @@ void sfs_manage(int fd, int flags)
 	struct stat st;
 	if (sfs_real.fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != sfs_g.root_dev)
 		goto out;
-	if (sfs_demoted(st.st_dev, st.st_ino))
-		goto kernel;
 	/* O_DIRECT needs the kernel's own I/O path; so do O_SYNC/O_DSYNC in
 	 * POSIX mode (in sync and strict modes every write is synchronous). */
 	bool kernel_only = (flags & O_DIRECT) ||
-			   ((flags & O_DSYNC) && sfs_g.opt.mode == SFS_MODE_POSIX);
-	struct sfs_inode *in = kernel_only ? NULL : sfs_inode_open(fd, &st, flags);
-	if (!in) {
-		struct sfs_inode *other = sfs_inode_find(st.st_dev, st.st_ino);
-		if (other) {
-			sfs_demote_inode(other);
-			sfs_inode_put(other);
-		}
-		sfs_demoted_add(st.st_dev, st.st_ino);
+			   ((flags & O_DSYNC) && sfs_g.opt.mode == SFS_MODE_POSIX) ||
+			   atomic_load_explicit(&sfs_g.fd_pressure, memory_order_relaxed);
+	/* Left to the kernel, this open is a second open file of the inode:
+	 * an inode this process has stays unleased (kernel path) meanwhile. */
+	bool shared = false;
+	/* A process of this user's that died with appends staged for the file
+	 * left them in a store: they go in before anyone here reads it. */
+	struct sfs_inode *known = sfs_inode_find(st.st_dev, st.st_ino);
+	if (known)
+		sfs_inode_put(known);
+	else if (sfs_adopt_for_open(fd, st.st_dev, st.st_ino, (flags & O_TRUNC) != 0) &&
+		 sfs_real.fstat(fd, &st) != 0)
+		goto out;
+	struct sfs_inode *in = kernel_only ? NULL : sfs_inode_open(fd, &st, flags, &shared);
+	if (!in)
 		goto kernel;
-	}
 	struct sfs_file *f = sfs_file_new(in, flags, 0);
 	if (!f) {
+		if (shared) /* the kernel's open file has lost O_APPEND */
+			sfs_real.fcntl(fd, F_SETFL, sfs_real.fcntl(fd, F_GETFL) | (flags & O_APPEND));
 		if ((flags & O_ACCMODE) != O_RDONLY)
 			sfs_inode_writer_gone(in);
 		sfs_inode_put(in);
 		goto out;
 	}
+	f->kshared = shared;
 	sfs_fd_install(fd, f);
 	sfs_file_put(f);
 	goto out;
@@ -78,37 +85,6 @@ kernel:
 	if (sfs_oplog_on() && (flags & O_ACCMODE) != O_RDONLY)
 		sfs_fd_set_dsync(fd, true);
 out:
-	errno = saved;
-}
-
-/* The file is shared with another process now: leave it to the kernel (the
- * wrapper then makes this very call there). Call without f->pos_lock. */
-static long kernel_now(struct sfs_file *f)
-{
-	sfs_demote_inode(f->inode);
-	return SFS_E_KERNEL;
-}
-
-static int commit_file(struct sfs_inode *in);
-
-void sfs_prepare_truncate(int dirfd, const char *path, int flags)
-{
-	if (!sfs_g.active || !(flags & O_TRUNC))
-		return;
-	int saved = errno;
-	struct stat st;
-	if (sfs_real.fstatat(dirfd, path, &st, (flags & O_NOFOLLOW) ? AT_SYMLINK_NOFOLLOW : 0) ==
-		    0 &&
-	    S_ISREG(st.st_mode) && st.st_dev == sfs_g.root_dev) {
-		sfs_reg_flush_others(st.st_dev, st.st_ino);
-		/* Sync/strict: this process's records of the file die before the
-		 * kernel truncates it, or a replay could write them back. */
-		struct sfs_inode *in = sfs_oplog_on() ? sfs_inode_find(st.st_dev, st.st_ino) : NULL;
-		if (in) {
-			commit_file(in);
-			sfs_inode_put(in);
-		}
-	}
 	errno = saved;
 }
 
@@ -132,8 +108,7 @@ ssize_t sfs_file_pread(struct sfs_file *f, void *buf, size_t n, int64_t off)
 		return -EFAULT;
 	if (verify_area(off, n))
 		return -EINVAL;
-	ssize_t r = sfs_inode_pread(f->inode, buf, n, off);
-	return r == SFS_E_KERNEL ? kernel_now(f) : r;
+	return sfs_inode_pread(f->inode, buf, n, off);
 }
 
 ssize_t sfs_file_pwrite(struct sfs_file *f, const void *buf, size_t n, int64_t off)
@@ -148,9 +123,7 @@ ssize_t sfs_file_pwrite(struct sfs_file *f, const void *buf, size_t n, int64_t o
 		return -EINVAL;
 	int64_t at;
 	/* Linux appends on an O_APPEND descriptor whatever the offset. */
-	ssize_t r = sfs_inode_pwrite(f->inode, buf, n, off, (sfs_file_flags(f) & O_APPEND) != 0,
-				     &at);
-	return r == SFS_E_KERNEL ? kernel_now(f) : r;
+	return sfs_inode_pwrite(f->inode, buf, n, off, (sfs_file_flags(f) & O_APPEND) != 0, &at);
 }
 
 ssize_t sfs_file_read(struct sfs_file *f, void *buf, size_t n)
@@ -159,14 +132,14 @@ ssize_t sfs_file_read(struct sfs_file *f, void *buf, size_t n)
 		return -EBADF;
 	if (!sfs_user_range_ok(buf, n))
 		return -EFAULT;
-	pthread_mutex_lock(&f->pos_lock);
+	sfs_mutex_lock(&f->pos_lock);
 	ssize_t r = verify_area(f->pos, n);
 	if (!r)
 		r = sfs_inode_pread(f->inode, buf, n, f->pos);
 	if (r > 0)
 		f->pos += r;
-	pthread_mutex_unlock(&f->pos_lock);
-	return r == SFS_E_KERNEL ? kernel_now(f) : r;
+	sfs_mutex_unlock(&f->pos_lock);
+	return r;
 }
 
 ssize_t sfs_file_write(struct sfs_file *f, const void *buf, size_t n)
@@ -175,7 +148,7 @@ ssize_t sfs_file_write(struct sfs_file *f, const void *buf, size_t n)
 		return -EBADF;
 	if (!sfs_user_range_ok(buf, n))
 		return -EFAULT;
-	pthread_mutex_lock(&f->pos_lock);
+	sfs_mutex_lock(&f->pos_lock);
 	int64_t at;
 	ssize_t r = verify_area(f->pos, n);
 	if (!r)
@@ -183,8 +156,8 @@ ssize_t sfs_file_write(struct sfs_file *f, const void *buf, size_t n)
 				     &at);
 	if (r >= 0)
 		f->pos = at + r;
-	pthread_mutex_unlock(&f->pos_lock);
-	return r == SFS_E_KERNEL ? kernel_now(f) : r;
+	sfs_mutex_unlock(&f->pos_lock);
+	return r;
 }
 
 /* Copies and checks an application's iovec array as the kernel's
@@ -240,12 +213,12 @@ ssize_t sfs_file_readv(struct sfs_file *f, const struct iovec *uiov, int cnt, in
 		goto out;
 	bool use_pos = off < 0;
 	if (use_pos)
-		pthread_mutex_lock(&f->pos_lock);
+		sfs_mutex_lock(&f->pos_lock);
 	int64_t at = use_pos ? f->pos : off;
 	if (verify_area(at, (size_t)done)) {
 		done = -EINVAL;
 		if (use_pos)
-			pthread_mutex_unlock(&f->pos_lock);
+			sfs_mutex_unlock(&f->pos_lock);
 		goto out;
 	}
 	done = 0;
@@ -263,12 +236,12 @@ ssize_t sfs_file_readv(struct sfs_file *f, const struct iovec *uiov, int cnt, in
 	if (use_pos) {
 		if (done > 0)
 			f->pos += done;
-		pthread_mutex_unlock(&f->pos_lock);
+		sfs_mutex_unlock(&f->pos_lock);
 	}
 out:
 	if (iov && iov != stack)
 		free(iov);
-	return done == SFS_E_KERNEL ? kernel_now(f) : done;
+	return done;
 }
 
 ssize_t sfs_file_writev(struct sfs_file *f, const struct iovec *uiov, int cnt, int64_t off,
@@ -289,7 +262,7 @@ ssize_t sfs_file_writev(struct sfs_file *f, const struct iovec *uiov, int cnt, i
 		append = false;
 	bool use_pos = off < 0;
 	if (use_pos)
-		pthread_mutex_lock(&f->pos_lock);
+		sfs_mutex_lock(&f->pos_lock);
 	int64_t at;
 	if (verify_area(use_pos ? f->pos : off, (size_t)done))
 		done = -EINVAL;
@@ -298,11 +271,7 @@ ssize_t sfs_file_writev(struct sfs_file *f, const struct iovec *uiov, int cnt, i
 	if (use_pos) {
 		if (done >= 0)
 			f->pos = at + done;
-		pthread_mutex_unlock(&f->pos_lock);
-	}
-	if (done == SFS_E_KERNEL) {
-		done = kernel_now(f);
-		goto out;
+		sfs_mutex_unlock(&f->pos_lock);
 	}
 	if (done > 0 && (rwf & (RWF_DSYNC | RWF_SYNC))) {
 		int rc = sfs_inode_sync(f->inode, f->inode->kfd, !(rwf & RWF_SYNC));
@@ -318,7 +287,7 @@ out:
 int64_t sfs_file_lseek(struct sfs_file *f, int64_t off, int whence)
 {
 	struct sfs_inode *in = f->inode;
-	pthread_mutex_lock(&f->pos_lock);
+	sfs_mutex_lock(&f->pos_lock);
 	int64_t base, r;
 	switch (whence) {
 	case SEEK_SET:
@@ -328,11 +297,11 @@ int64_t sfs_file_lseek(struct sfs_file *f, int64_t off, int whence)
 		base = f->pos;
 		break;
 	case SEEK_END:
-		if (sfs_inode_contended(in)) {
-			pthread_mutex_unlock(&f->pos_lock);
-			return kernel_now(f);
+		base = sfs_inode_size(in);
+		if (base < 0) {
+			sfs_mutex_unlock(&f->pos_lock);
+			return base;
 		}
-		base = atomic_load(&in->size);
 		break;
 	case SEEK_DATA:
 	case SEEK_HOLE:
@@ -342,10 +311,10 @@ int64_t sfs_file_lseek(struct sfs_file *f, int64_t off, int whence)
 			r = sfs_real.lseek(in->kfd, off, whence);
 			r = r < 0 ? -errno : (f->pos = r);
 		}
-		pthread_mutex_unlock(&f->pos_lock);
+		sfs_mutex_unlock(&f->pos_lock);
 		return r;
 	default:
-		pthread_mutex_unlock(&f->pos_lock);
+		sfs_mutex_unlock(&f->pos_lock);
 		return -EINVAL;
 	}
 	if ((off > 0 && base > INT64_MAX - off) || base + off < 0) {
@@ -360,7 +329,7 @@ int64_t sfs_file_lseek(struct sfs_file *f, int64_t off, int whence)
 		else
 			f->pos = r;
 	}
-	pthread_mutex_unlock(&f->pos_lock);
+	sfs_mutex_unlock(&f->pos_lock);
 	return r;
 }
 
@@ -399,7 +368,7 @@ static void sfs_kview_begin_file(struct sfs_kview *kv)
 	sfs_inode_flush(kv->f->inode, SFS_FLUSH_VISIBLE);
 	commit_file(kv->f->inode);
 	if (kv->uses_pos) {
-		pthread_mutex_lock(&kv->f->pos_lock);
+		sfs_mutex_lock(&kv->f->pos_lock);
 		sfs_real.lseek(kv->fd, kv->f->pos, SEEK_SET);
 	}
 }
@@ -413,28 +382,6 @@ void sfs_kview_begin(struct sfs_kview *kv, int fd, bool uses_pos)
 		sfs_kview_begin_file(kv);
 }
 
-void sfs_kview_begin2(struct sfs_kview *a, int fda, bool pa, struct sfs_kview *b, int fdb,
-		      bool pb)
-{
-	sfs_kview_begin(a, fda, pa);
-	b->fd = fdb;
-	b->uses_pos = pb;
-	b->f = sfs_g.active ? sfs_fd_get(fdb) : NULL;
-	if (!b->f || b->f != a->f) {
-		if (b->f)
-			sfs_kview_begin_file(b);
-		return;
-	}
-	/* One open file at both ends (the same fd, or a dup): its offset lock
-	 * is taken once, by a. */
-	if (pb && !pa) {
-		a->uses_pos = true;
-		pthread_mutex_lock(&a->f->pos_lock);
-		sfs_real.lseek(fda, a->f->pos, SEEK_SET);
-	}
-	b->uses_pos = false;
-}
-
 void sfs_kview_end(struct sfs_kview *kv)
 {
 	struct sfs_file *f = kv->f;
@@ -445,7 +392,7 @@ void sfs_kview_end(struct sfs_kview *kv)
 		off_t pos = sfs_real.lseek(kv->fd, 0, SEEK_CUR);
 		if (pos >= 0)
 			f->pos = pos;
-		pthread_mutex_unlock(&f->pos_lock);
+		sfs_mutex_unlock(&f->pos_lock);
 	}
 	struct sfs_inode *in = f->inode;
 	sfs_inode_kernel_changed(in);

@@ -17,10 +17,6 @@
  * on the managed file system. Preserves errno. */
 void sfs_manage(int fd, int flags);
 
-/* Before the kernel truncates the file at (dirfd, path) (an O_TRUNC open,
- * truncate): another process's staged data goes in first (registry.h). */
-void sfs_prepare_truncate(int dirfd, const char *path, int flags);
-
 ssize_t sfs_file_read(struct sfs_file *f, void *buf, size_t n);
 ssize_t sfs_file_write(struct sfs_file *f, const void *buf, size_t n);
 ssize_t sfs_file_pread(struct sfs_file *f, void *buf, size_t n, int64_t off);
@@ -50,11 +46,6 @@ struct sfs_kview {
 };
 void sfs_kview_begin(struct sfs_kview *kv, int fd, bool uses_pos);
 void sfs_kview_end(struct sfs_kview *kv);
-
-/* Two descriptors of one call (sendfile, copy_file_range, splice); end b
- * before a. They may be the same open file. */
-void sfs_kview_begin2(struct sfs_kview *a, int fda, bool pa, struct sfs_kview *b, int fdb,
-		      bool pb);
 
 /* Whether [buf, buf+n) can be a user buffer at all (the kernel's
  * access_ok): false gives EFAULT before anything else happens. */

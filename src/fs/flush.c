@@ -6,15 +6,16 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include "../init.h"
 #include "../interpose/real.h"
 #include "../relink/relink.h"
 #include "../util/stats.h"
+#include "lease.h"
 #include "process.h"
 #include "../oplog/oplog.h"
 
 int sfs_inode_flush_locked(struct sfs_inode *in, enum sfs_flush how)
 {
-	sfs_inode_contended_locked(in); /* absorbs a relink another process did */
 	if (!atomic_load(&in->staged))
 		return 0;
 	sfs_inode_kernel_changed(in);
@@ -26,7 +27,7 @@ int sfs_inode_flush_locked(struct sfs_inode *in, enum sfs_flush how)
 
 int sfs_inode_flush(struct sfs_inode *in, enum sfs_flush how)
 {
-	if (!atomic_load(&in->staged) && !sfs_inode_contended(in))
+	if (!atomic_load(&in->staged))
 		return 0;
 	sfs_inode_lock(in);
 	int rc = sfs_inode_flush_locked(in, how);
@@ -36,10 +37,19 @@ int sfs_inode_flush(struct sfs_inode *in, enum sfs_flush how)
 
 int sfs_inode_sync(struct sfs_inode *in, int fd, bool datasync)
 {
+	/* The application syncs this file: on DAX its stores will be flushed
+	 * from now on (inode.h), with primitives learnt in the background. */
+	if (in->dax && !atomic_load_explicit(&in->fsynced, memory_order_relaxed)) {
+		atomic_store_explicit(&in->fsynced, true, memory_order_relaxed);
+		sfs_inode_dax_learn(in); /* ready, most likely, by the next store */
+	}
+	/* A file that is not leased has nothing staged: the kernel's fsync. */
+	if (!sfs_inode_leased(in))
+		return (datasync ? sfs_real.fdatasync(fd) : sfs_real.fsync(fd)) == 0 ? 0 : -errno;
 	/* Sync/strict: every write was durable when it returned. A DAX window
 	 * (logged.c) is relinked, not synced (its bytes are in the log): one
 	 * write, and the overwrites that follow are stores into the file. */
-	if (sfs_oplog_on() && !sfs_inode_contended(in))
+	if (sfs_oplog_on())
 		return sfs_inode_flush(in, SFS_FLUSH_VISIBLE);
 	/* POSIX mode on DAX (inode.h): once the file is synced, every store
 	 * is flushed and fenced before its write returns (data.c), and MAP_SYNC
@@ -47,14 +57,9 @@ int sfs_inode_sync(struct sfs_inode *in, int fd, bool datasync)
 	 * staged, nothing only the kernel's fsync makes durable (kdirty: also
 	 * every store before this first sync) and no metadata call since the
 	 * last kernel fsync, there is nothing to do. */
-	if (in->dax && !atomic_load_explicit(&in->fsynced, memory_order_relaxed)) {
-		atomic_store_explicit(&in->fsynced, true, memory_order_relaxed);
-		sfs_inode_dax_learn(in); /* ready, most likely, by the next store */
-	}
 	if (in->dax && atomic_load(&in->maps.sync) && !atomic_load(&in->staged) &&
 	    !atomic_load(&in->kdirty) &&
-	    atomic_load(&in->synced_meta) == atomic_load(&sfs_meta_epoch) &&
-	    !sfs_inode_contended(in)) {
+	    atomic_load(&in->synced_meta) == atomic_load(&sfs_meta_epoch)) {
 		sfs_stat_event(SFS_EV_dax_syncs, 1);
 		return 0;
 	}
@@ -70,10 +75,6 @@ int sfs_inode_sync(struct sfs_inode *in, int fd, bool datasync)
 	int rc = sfs_inode_flush(in, SFS_FLUSH_DURABLE);
 	if (rc)
 		return rc;
-	if (sfs_inode_contended(in))
-		sfs_demote_inode(in); /* shared now: the kernel serves it from here */
-	else if (sfs_oplog_on())
-		return 0; /* the file stopped being shared meanwhile */
 	/* Outside the inode lock: writers need not wait for the device. What
 	 * the kernel changes from here on marks the inode kdirty again. */
 	atomic_store(&in->kdirty, false);
@@ -91,11 +92,23 @@ int sfs_inode_sync(struct sfs_inode *in, int fd, bool datasync)
 int sfs_inode_truncate(struct sfs_inode *in, int fd, const char *path, int64_t len)
 {
 	sfs_inode_lock(in);
-	if (sfs_inode_contended_locked(in)) {
+	/* A truncate(2) of the path would break this process's own lease and
+	 * wait for the service thread, which waits for this lock: the lease
+	 * goes first unless the library's descriptor can truncate. */
+	if (sfs_inode_leased(in) && fd < 0 && !in->kwritable)
+		sfs_lease_drop_locked(in);
+	if (!sfs_inode_leased(in)) {
+		int r = (fd >= 0 ? sfs_real.ftruncate(fd, len) : sfs_real.truncate(path, len)) == 0
+				? 0
+				: -errno;
+		if (!r && sfs_oplog_on() && sfs_real.fdatasync(in->kfd) != 0)
+			r = -errno;
+		sfs_inode_kernel_changed(in);
 		sfs_inode_unlock(in);
-		sfs_demote_inode(in);
-		return SFS_E_KERNEL;
+		return r;
 	}
+	if (fd < 0)
+		fd = in->kfd; /* the same file: no path lookup, no lease break */
 	sfs_barrier_close(in);
 	int rc = sfs_relink(in, false);
 	/* Sync and strict modes log it first (write-ahead): a replay must never
@@ -107,7 +120,7 @@ int sfs_inode_truncate(struct sfs_inode *in, int fd, const char *path, int64_t l
 		if (rc == -ENOTSUP) /* no log after all: synced below instead */
 			rc = 0;
 	}
-	if (!rc && (path ? sfs_real.truncate(path, len) : sfs_real.ftruncate(fd, len)) != 0) {
+	if (!rc && sfs_real.ftruncate(fd, len) != 0) {
 		rc = -errno;
 		if (logged) /* refused: the record must not be replayed */
 			sfs_oplog_commit(in);
@@ -145,12 +158,10 @@ void sfs_relink_held(void)
 		relink_locked(mine[i]);
 }
 
-/* A window this process must still relink: open, and not taken over by
- * another process (which relinked it and made it durable, registry.c). */
+/* A window this process must still relink. */
 static bool window_open(const struct sfs_inode *in)
 {
-	return atomic_load(&in->staged) &&
-	       (!in->reg || __atomic_load_n(&in->reg->staged, __ATOMIC_ACQUIRE));
+	return atomic_load(&in->staged);
 }
 
 void sfs_relink_for_checkpoint(struct sfs_inode *in)
@@ -183,4 +194,23 @@ void sfs_flush_all(void)
 {
 	if (sfs_inode_staged_count() > 0)
 		sfs_inode_foreach(flush_one, NULL);
+}
+
+static void flush_nowait(struct sfs_inode *in)
+{
+	if (!atomic_load(&in->staged) || !sfs_inode_trylock(in))
+		return;
+	if (atomic_load(&in->readers) == 0) {
+		sfs_barrier_close(in);
+		if (sfs_relink(in, false) == 0)
+			sfs_stage_unbind(&in->stage);
+		sfs_barrier_open(in);
+	}
+	sfs_inode_unlock(in);
+}
+
+void sfs_flush_before_exit(void)
+{
+	if (sfs_g.active && sfs_inode_staged_count() > 0)
+		sfs_inode_foreach_nowait(flush_nowait);
 }

@@ -35,4 +35,11 @@ void sfs_relink_for_checkpoint(struct sfs_inode *in);
 /* Relinks every inode of the process (exec, fork, sync, syncfs). */
 void sfs_flush_all(void);
 
+/* The process is leaving without exit() (_exit, _Exit, exit_group): what
+ * it staged goes into its files now, as the kernel would have it there.
+ * Windows whose lock another thread holds, or whose readers are busy (the
+ * caller may be a signal handler), stay in their stores, which recovery
+ * puts back (staging/adopt.h). No allocation, no waiting. */
+void sfs_flush_before_exit(void);
+
 #endif

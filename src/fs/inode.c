@@ -19,9 +19,12 @@
 #include "../staging/pool.h"
 #include "../util/compiler.h"
 #include "../util/msg.h"
-#include "fdtable.h"
 #include "flush.h"
-#include "registry.h"
+#include "fdtable.h"
+#include "file.h"
+#include "lease.h"
+#include "openfile.h"
+#include "../util/signals.h"
 
 #define NBUCKETS 4096
 #define CACHE_MAX 32 /* closed inodes kept with their mappings (paper §3.5) */
@@ -92,16 +95,13 @@ static void held_remove(struct sfs_inode *in)
 
 void sfs_inode_lock(struct sfs_inode *in)
 {
-	if (in->reg)
-		sfs_reg_lock(in->reg);
-	else
-		pthread_mutex_lock(&in->own_lock);
+	sfs_mutex_lock(&in->lock);
 	held_add(in);
 }
 
 bool sfs_inode_trylock(struct sfs_inode *in)
 {
-	if (in->reg ? !sfs_reg_trylock(in->reg) : pthread_mutex_trylock(&in->own_lock) != 0)
+	if (sfs_mutex_trylock(&in->lock) != 0)
 		return false;
 	held_add(in);
 	return true;
@@ -110,10 +110,7 @@ bool sfs_inode_trylock(struct sfs_inode *in)
 void sfs_inode_unlock(struct sfs_inode *in)
 {
 	held_remove(in);
-	if (in->reg)
-		sfs_reg_unlock(in->reg);
-	else
-		pthread_mutex_unlock(&in->own_lock);
+	sfs_mutex_unlock(&in->lock);
 }
 
 int sfs_inode_held(struct sfs_inode **out, int max)
@@ -121,58 +118,6 @@ int sfs_inode_held(struct sfs_inode **out, int max)
 	int n = SFS_MIN(SFS_MIN(nheld, (int)SFS_ARRAY_SIZE(held)), max);
 	memcpy(out, held, (size_t)n * sizeof(*out));
 	return n;
-}
-
-bool sfs_inode_contended_locked(struct sfs_inode *in)
-{
-	struct sfs_reg_entry *e = in->reg;
-	if (!e)
-		return false;
-	uint32_t gen = atomic_load(&e->gen);
-	if (gen != in->reg_gen) {
-		/* Another process relinked our window into the file: it is in
-		 * the kernel now; drop the staged copy and take the real size. */
-		in->reg_gen = gen;
-		sfs_inode_kernel_changed(in);
-		if (atomic_load(&in->staged)) {
-			sfs_barrier_close(in);
-			atomic_store(&in->staged, false);
-			sfs_inode_staged_changed(-1);
-			sfs_stage_empty(&in->stage);
-			struct stat st;
-			int64_t ksize = sfs_real.fstat(in->kfd, &st) == 0 ? st.st_size
-									   : atomic_load(&in->size);
-			atomic_store(&in->ksize, ksize);
-			atomic_store(&in->size, ksize);
-			sfs_barrier_open(in);
-		}
-	}
-	return atomic_load(&e->shared) != 0;
-}
-
-void sfs_inode_publish_locked(struct sfs_inode *in)
-{
-	if (in->reg)
-		sfs_reg_publish(in->reg, atomic_load(&in->staged), in->stage.fd,
-				in->stage.kind == SFS_STAGE_RING ? in->stage.cap : 0, in->kfd,
-				atomic_load(&in->base), atomic_load(&in->size));
-}
-
-/* Joins the registry for a file this process starts using; false when
- * another process has it open (the file must be left to the kernel). */
-static bool join(struct sfs_inode *in)
-{
-	bool alone;
-	in->reg = sfs_reg_join(in->dev, in->ino, &alone);
-	if (in->reg)
-		in->reg_gen = atomic_load(&in->reg->gen);
-	return alone;
-}
-
-static void leave(struct sfs_inode *in)
-{
-	sfs_reg_leave(in->reg);
-	in->reg = NULL;
 }
 
 /* --- table --------------------------------------------------------------- */
@@ -207,11 +152,6 @@ static void unhash_locked(struct sfs_inode *in)
 	*pp = in->hnext;
 }
 
-static void release_stage(struct sfs_inode *in)
-{
-	sfs_stage_detach(&in->stage);
-}
-
 /* Closes one of the library's descriptors of the file, unless the process
  * may hold POSIX locks on it through any descriptor (the application's may
  * be open still, left to the kernel): the close would drop them all, so
@@ -225,69 +165,112 @@ static void close_kfd(struct sfs_inode *in, int fd)
 /* Frees an inode no one refers to. Called without the table lock. */
 static void destroy(struct sfs_inode *in)
 {
+	sfs_inode_lock(in);
 	/* Sync/strict: its records die with it (a later inode object of the
 	 * same file binds a new id, and replay must not run these after that
 	 * one's). */
+	sfs_lease_drop_locked(in);
 	if (in->logged)
 		sfs_oplog_commit(in);
+	sfs_inode_unreserve_locked(in);
+	sfs_inode_unlock(in);
 	if (atomic_load(&in->staged))
 		sfs_inode_staged_changed(-1);
 	sfs_map_drop_all(&in->maps);
-	release_stage(in);
+	sfs_stage_detach(&in->stage);
 	close_kfd(in, in->kfd);
 	close_kfd(in, in->stale_kfd);
-	leave(in);
-	pthread_mutex_destroy(&in->own_lock);
+	pthread_mutex_destroy(&in->lock);
 	free(in);
 }
 
-/* Opens the library's own descriptor on the file open at fd. Writable
- * (O_RDWR, never O_APPEND, whatever the application's flags) only while the
- * application has the file open for writing: an open writable descriptor,
- * or a writable shared mapping, makes execve of the file fail with ETXTBSY. */
-static int reopen(int fd, bool want_write, bool *writable, bool locks)
+static struct sfs_inode *create(int appfd, const struct stat *st, int flags)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	int kfd = sfs_real.open(path, (want_write ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NOCTTY);
-	*writable = kfd >= 0 && want_write;
+	bool locks = sfs_posix_locked(st->st_dev, st->st_ino);
+	bool mergeable;
+	bool writable = sfs_openfile_prepare(appfd, flags, locks, &mergeable);
+	int kfd = sfs_real.fcntl(appfd, F_DUPFD_CLOEXEC, sfs_g.fd_floor);
 	if (kfd < 0)
-		return -errno;
-	if (locks) {
-		/* Moving it up (dup, then close) would close a descriptor of the
-		 * file: it stays where it is, hidden all the same. */
-		sfs_fd_set_internal(kfd, true);
-		return kfd;
+		return NULL;
+	sfs_fd_set_internal(kfd, true);
+	struct sfs_inode *in = calloc(1, sizeof(*in));
+	if (!in) {
+		sfs_internal_close(kfd);
+		return NULL;
 	}
-	return sfs_internal_fd(kfd);
+	in->dev = st->st_dev;
+	in->ino = st->st_ino;
+	in->kfd = kfd;
+	in->writable = writable;
+	in->readable = writable || (flags & O_ACCMODE) == O_RDONLY ||
+		       (sfs_real.fcntl(kfd, F_GETFL) & O_ACCMODE) != O_WRONLY;
+	in->kwritable = sfs_openfile_writes(flags);
+	/* A writer the library cannot write for (no read access, an
+	 * append-only file) is the kernel's for good. */
+	in->lease_never = in->kwritable && !writable;
+	in->mergeable = mergeable;
+	pthread_mutex_init(&in->lock, NULL);
+	atomic_store(&in->ksize, st->st_size);
+	atomic_store(&in->size, st->st_size);
+	in->stage.fd = in->stage.hfd = -1;
+	in->stale_kfd = -1;
+	in->wr_next = -1;
+	atomic_store(&in->posix_locks, locks);
+	in->refs = 1;
+	in->nwriters = sfs_openfile_writes(flags) ? 1 : 0;
+	sfs_inode_dax_setup(in);
+	atomic_store(&in->kdirty, true);
+	return in;
 }
 
-static bool writes(int flags)
+/* An existing inode opened again (or taken from the cache). The new open
+ * shares the inode's open file when it can (one open file per process and
+ * file, so a lease is possible); otherwise the inode stays unleased while
+ * both exist. Returns false when the file cannot be managed. */
+static bool reuse(struct sfs_inode *in, int appfd, int flags, bool from_cache, bool *shared)
 {
-	return (flags & O_ACCMODE) != O_RDONLY;
-}
-
-void sfs_inode_unshare_kfd(struct sfs_inode *in)
-{
+	bool locks = atomic_load(&in->posix_locks) || sfs_posix_locked(in->dev, in->ino);
 	sfs_inode_lock(in);
-	if (in->kfd_shared) {
-		bool writable;
-		int kfd = reopen(in->kfd, in->writable, &writable,
-				 atomic_load(&in->posix_locks) ||
-					 sfs_posix_locked(in->dev, in->ino));
-		if (kfd >= 0) {
-			/* No barrier needed: the mappings stay valid (same file,
-			 * same protection); only later pwrites use the new one. */
-			int old = in->kfd;
-			in->kfd = kfd;
-			in->kfd_shared = false;
-			if (atomic_load(&in->posix_locks) || sfs_posix_locked(in->dev, in->ino))
-				; /* closing the old one would drop the locks: keep it */
-			else
-				sfs_internal_close(old);
-		}
+	/* Our own open broke the lease (the service thread let it go), or the
+	 * kernel path serves the file from now on anyway. */
+	sfs_lease_drop_locked(in);
+	bool ok = true;
+	*shared = false;
+	if (locks) {
+		in->mergeable = false;
+	} else if (in->mergeable && (in->writable || !sfs_openfile_writes(flags))) {
+		*shared = sfs_openfile_replace(in->kfd, appfd) == 0;
+		in->mergeable = *shared;
+	} else if (in->mergeable) {
+		*shared = sfs_openfile_upgrade(in, appfd, flags);
+		in->mergeable = *shared;
+	}
+	/* An open the inode's descriptor cannot serve (a writer of a file
+	 * whose open file is read-only, a reader of a write-only one) that
+	 * could not share or take over the open file: the kernel serves the
+	 * file (the caller leaves it to the kernel). */
+	bool reads = (flags & O_ACCMODE) != O_WRONLY;
+	if ((sfs_openfile_writes(flags) && !in->kwritable) || (reads && !in->readable))
+		ok = false;
+	if (ok && sfs_openfile_writes(flags))
+		in->nwriters++;
+	if (ok && (flags & O_TRUNC) && atomic_load(&in->staged)) {
+		/* The kernel already truncated the file: staged bytes are gone. */
+		sfs_barrier_close(in);
+		atomic_store(&in->staged, false);
+		sfs_inode_staged_changed(-1);
+		sfs_stage_empty(&in->stage);
+		sfs_inode_unreserve_locked(in);
+		sfs_barrier_open(in);
+	}
+	/* Coming out of the cache, or truncated by this open: the kernel's
+	 * size is the truth (another process may have changed the file). */
+	if (ok && (from_cache || (flags & O_TRUNC))) {
+		sfs_inode_kernel_changed(in);
+		sfs_inode_resync_locked(in);
 	}
 	sfs_inode_unlock(in);
+	return ok;
 }
 
 void sfs_inode_writer_gone(struct sfs_inode *in)
@@ -305,7 +288,7 @@ void sfs_inode_evict_writable(void)
 	if (!atomic_exchange(&idle_writable, false))
 		return;
 	struct sfs_inode *victims = NULL;
-	pthread_mutex_lock(&table_lock);
+	sfs_mutex_lock(&table_lock);
 	for (struct sfs_inode *in = lru.lru_next, *next; in != &lru; in = next) {
 		next = in->lru_next;
 		if (!in->writable)
@@ -315,7 +298,7 @@ void sfs_inode_evict_writable(void)
 		in->hnext = victims;
 		victims = in;
 	}
-	pthread_mutex_unlock(&table_lock);
+	sfs_mutex_unlock(&table_lock);
 	while (victims) {
 		struct sfs_inode *next = victims->hnext;
 		destroy(victims);
@@ -323,151 +306,65 @@ void sfs_inode_evict_writable(void)
 	}
 }
 
-/* The library's descriptor for a new inode. When the application's access
- * mode and flags are what the library needs (O_RDONLY, or O_RDWR without
- * O_APPEND) a duplicate of its descriptor serves (one system call, which
- * also places it high); the library uses it only with explicit offsets, so
- * sharing the offset is harmless, and F_SETFL O_APPEND on that open file
- * makes the library open its own (fd.c). */
-static int own_fd(int appfd, int flags, bool locks, bool *writable, bool *shared)
+int sfs_inode_evict_cached(void)
 {
-	int acc = flags & O_ACCMODE;
-	*shared = false;
-	if ((acc == O_RDONLY || acc == O_RDWR) && !(flags & O_APPEND)) {
-		int kfd = sfs_real.fcntl(appfd, F_DUPFD_CLOEXEC, sfs_g.fd_floor);
-		if (kfd >= 0) {
-			sfs_fd_set_internal(kfd, true);
-			*writable = acc == O_RDWR;
-			*shared = true;
-			return kfd;
-		}
+	struct sfs_inode *victims = NULL;
+	int n = 0;
+	sfs_mutex_lock(&table_lock);
+	while (lru.lru_next != &lru) {
+		struct sfs_inode *in = lru.lru_next;
+		lru_unlink(in);
+		unhash_locked(in);
+		in->hnext = victims;
+		victims = in;
+		n++;
 	}
-	return reopen(appfd, writes(flags), writable, locks);
+	sfs_mutex_unlock(&table_lock);
+	while (victims) {
+		struct sfs_inode *next = victims->hnext;
+		destroy(victims);
+		victims = next;
+	}
+	return n;
 }
 
-static struct sfs_inode *create(int appfd, const struct stat *st, int flags)
+struct sfs_inode *sfs_inode_open(int appfd, const struct stat *st, int flags, bool *shared)
 {
-	bool writable, shared;
-	bool locks = sfs_posix_locked(st->st_dev, st->st_ino);
-	int kfd = own_fd(appfd, flags, locks, &writable, &shared);
-	if (kfd < 0)
-		return NULL;
-	struct sfs_inode *in = calloc(1, sizeof(*in));
-	if (!in) {
-		sfs_internal_close(kfd);
-		return NULL;
-	}
-	in->dev = st->st_dev;
-	in->ino = st->st_ino;
-	in->kfd = kfd;
-	in->kfd_shared = shared;
-	in->writable = writable;
-	pthread_mutex_init(&in->own_lock, NULL);
-	atomic_store(&in->ksize, st->st_size);
-	atomic_store(&in->size, st->st_size);
-	in->stage.fd = -1;
-	in->stale_kfd = -1;
-	atomic_store(&in->posix_locks, locks);
-	in->refs = 1;
-	in->nwriters = writes(flags) ? 1 : 0;
-	sfs_inode_dax_setup(in);
-	atomic_store(&in->kdirty, true);
-	if (!join(in)) {
-		destroy(in);
-		return NULL;
-	}
-	return in;
-}
-
-/* An existing inode opened again: upgrade a read-only kfd if this open wants
- * to write, and take the kernel's size if nothing is staged (or the open
- * truncated the file). Returns false when the file cannot be managed. */
-static bool reuse(struct sfs_inode *in, int appfd, int flags, bool from_cache)
-{
-	if (from_cache && !join(in))
-		return false;
-	bool ok = true;
-	sfs_inode_lock(in);
-	if (writes(flags)) {
-		/* Upgrade through the application's new descriptor: it proves the
-		 * caller may write (the old one may be read-only). */
-		if (!in->writable) {
-			bool writable;
-			int kfd = reopen(appfd, true, &writable, atomic_load(&in->posix_locks));
-			if (kfd >= 0) {
-				int old = in->kfd;
-				in->kfd = kfd;
-				sfs_barrier_close(in);
-				sfs_map_drop_all(&in->maps); /* read-only chunks */
-				sfs_inode_dax_setup(in);
-				if (atomic_load(&in->posix_locks) && in->stale_kfd < 0)
-					in->stale_kfd = old; /* closing it would drop locks */
-				else
-					sfs_internal_close(old);
-				in->writable = true;
-				sfs_barrier_open(in);
-			} else {
-				ok = false;
-			}
-		}
-		if (ok)
-			in->nwriters++;
-	}
-	if (ok && (flags & O_TRUNC) && atomic_load(&in->staged)) {
-		/* The kernel already truncated the file: staged bytes are gone. */
-		sfs_barrier_close(in);
-		atomic_store(&in->staged, false);
-		sfs_inode_staged_changed(-1);
-		sfs_stage_empty(&in->stage);
-		sfs_inode_publish_locked(in);
-		sfs_barrier_open(in);
-	}
-	/* Coming out of the cache, or truncated by this open: the kernel's
-	 * size is the truth (another process may have changed the file). */
-	if (ok && (from_cache || (flags & O_TRUNC))) {
-		sfs_inode_kernel_changed(in);
-		sfs_inode_resync_locked(in);
-	}
-	sfs_inode_unlock(in);
-	return ok;
-}
-
-struct sfs_inode *sfs_inode_open(int appfd, const struct stat *st, int flags)
-{
-	pthread_mutex_lock(&table_lock);
+	sfs_mutex_lock(&table_lock);
 	struct sfs_inode *in = lookup_locked(st->st_dev, st->st_ino);
 	if (in) {
 		bool from_cache = in->refs++ == 0;
 		if (from_cache)
 			lru_unlink(in);
-		pthread_mutex_unlock(&table_lock);
-		if (!reuse(in, appfd, flags, from_cache)) {
+		sfs_mutex_unlock(&table_lock);
+		if (!reuse(in, appfd, flags, from_cache, shared)) {
 			sfs_inode_put(in);
 			return NULL;
 		}
 		return in;
 	}
-	pthread_mutex_unlock(&table_lock);
+	sfs_mutex_unlock(&table_lock);
 
 	struct sfs_inode *fresh = create(appfd, st, flags);
 	if (!fresh)
 		return NULL;
-	pthread_mutex_lock(&table_lock);
+	*shared = true;
+	sfs_mutex_lock(&table_lock);
 	in = lookup_locked(st->st_dev, st->st_ino);
 	if (!in) {
 		unsigned h = hash(fresh->dev, fresh->ino);
 		fresh->hnext = buckets[h];
 		buckets[h] = fresh;
-		pthread_mutex_unlock(&table_lock);
+		sfs_mutex_unlock(&table_lock);
 		return fresh;
 	}
 	/* Another thread created it first: use theirs. */
 	bool from_cache = in->refs++ == 0;
 	if (from_cache)
 		lru_unlink(in);
-	pthread_mutex_unlock(&table_lock);
+	sfs_mutex_unlock(&table_lock);
 	destroy(fresh);
-	if (!reuse(in, appfd, flags, from_cache)) {
+	if (!reuse(in, appfd, flags, from_cache, shared)) {
 		sfs_inode_put(in);
 		return NULL;
 	}
@@ -476,28 +373,64 @@ struct sfs_inode *sfs_inode_open(int appfd, const struct stat *st, int flags)
 
 struct sfs_inode *sfs_inode_find(dev_t dev, ino_t ino)
 {
-	pthread_mutex_lock(&table_lock);
+	sfs_mutex_lock(&table_lock);
 	struct sfs_inode *in = lookup_locked(dev, ino);
 	if (in && in->refs++ == 0)
 		lru_unlink(in);
-	pthread_mutex_unlock(&table_lock);
+	sfs_mutex_unlock(&table_lock);
 	return in;
 }
 
-/* Sync/strict: a file nothing has open keeps no live log records. Were it
- * evicted later (in the background), a new inode object for the same file
- * could change it meanwhile under another log id, and a crash before the
- * eviction would replay the old records over that. */
-static void commit_if_last(struct sfs_inode *in)
+struct sfs_inode *sfs_inode_find_kfd(int fd)
 {
-	if (!in->logged)
+	sfs_mutex_lock(&table_lock);
+	struct sfs_inode *found = NULL;
+	for (int b = 0; b < NBUCKETS && !found; b++)
+		for (struct sfs_inode *in = buckets[b]; in && !found; in = in->hnext)
+			if (in->kfd == fd)
+				found = in;
+	if (found && found->refs++ == 0)
+		lru_unlink(found);
+	sfs_mutex_unlock(&table_lock);
+	return found;
+}
+
+int sfs_inode_app_fds(struct sfs_inode *in, int *out, int max)
+{
+	int n = 0, limit = sfs_fd_limit();
+	for (int fd = 0; fd < limit; fd++) {
+		struct sfs_file *f = sfs_fd_get(fd);
+		if (!f)
+			continue;
+		if (f->inode == in) {
+			if (n < max)
+				out[n] = fd;
+			n++;
+		}
+		sfs_file_put(f);
+	}
+	return n;
+}
+
+/* The last application file of the inode closes (its window relinked by
+ * the close): the lease goes (a closed file must not keep others waiting,
+ * and the next open of it breaks a lease anyway) and, in sync and strict
+ * modes, the file's log records (were it evicted later, in the background,
+ * a new inode object for the same file could change it meanwhile under
+ * another log id, and a crash before the eviction would replay the old
+ * records over that). */
+static void release_if_last(struct sfs_inode *in)
+{
+	if (!sfs_inode_leased(in) && !in->logged)
 		return;
-	pthread_mutex_lock(&table_lock);
+	sfs_mutex_lock(&table_lock);
 	bool last = in->refs == 1;
-	pthread_mutex_unlock(&table_lock);
+	sfs_mutex_unlock(&table_lock);
 	if (last) {
 		sfs_inode_lock(in);
-		sfs_oplog_commit(in);
+		sfs_lease_drop_locked(in);
+		if (in->logged)
+			sfs_oplog_commit(in);
 		sfs_inode_unlock(in);
 	}
 }
@@ -505,23 +438,24 @@ static void commit_if_last(struct sfs_inode *in)
 void sfs_inode_put(struct sfs_inode *in)
 {
 	struct sfs_inode *victim = NULL;
-	commit_if_last(in);
-	pthread_mutex_lock(&table_lock);
+	release_if_last(in);
+	sfs_mutex_lock(&table_lock);
 	if (--in->refs > 0) {
-		pthread_mutex_unlock(&table_lock);
+		sfs_mutex_unlock(&table_lock);
 		return;
 	}
-	if (atomic_load(&in->staged)) {
+	if (in->unhashed) {
+		victim = in;
+	} else if (atomic_load(&in->staged)) {
 		/* Staged bytes that no close could relink (an error was reported
 		 * then): nothing can reach them any more. */
 		unhash_locked(in);
 		victim = in;
 	} else {
-		/* Cache it with the target's mappings; give back the staging file
-		 * and the registry slot. With no references left, no other
-		 * thread can be using it. */
-		release_stage(in);
-		leave(in);
+		/* Cache it with the target's mappings; give back the staging
+		 * store. With no references left, no other thread can be using
+		 * it. */
+		sfs_stage_detach(&in->stage);
 		/* No application file is open: its record locks are gone. (The
 		 * locked set still remembers the file: an unmanaged descriptor
 		 * may hold locks on it.) */
@@ -544,14 +478,26 @@ void sfs_inode_put(struct sfs_inode *in)
 			sfs_staging_kick();
 		}
 	}
-	pthread_mutex_unlock(&table_lock);
+	sfs_mutex_unlock(&table_lock);
 	if (victim)
 		destroy(victim);
 }
 
+void sfs_inode_unhash(struct sfs_inode *in)
+{
+	sfs_mutex_lock(&table_lock);
+	if (!in->unhashed) {
+		if (in->refs == 0) /* cached: cannot happen for a caller's ref */
+			lru_unlink(in);
+		unhash_locked(in);
+		in->unhashed = true;
+	}
+	sfs_mutex_unlock(&table_lock);
+}
+
 void sfs_inode_forget(dev_t dev, ino_t ino)
 {
-	pthread_mutex_lock(&table_lock);
+	sfs_mutex_lock(&table_lock);
 	struct sfs_inode *in = lookup_locked(dev, ino);
 	if (in && in->refs == 0) {
 		lru_unlink(in);
@@ -559,14 +505,14 @@ void sfs_inode_forget(dev_t dev, ino_t ino)
 	} else {
 		in = NULL;
 	}
-	pthread_mutex_unlock(&table_lock);
+	sfs_mutex_unlock(&table_lock);
 	if (in)
 		destroy(in);
 }
 
 void sfs_inode_foreach(void (*fn)(struct sfs_inode *, void *), void *arg)
 {
-	pthread_mutex_lock(&table_lock);
+	sfs_mutex_lock(&table_lock);
 	size_t n = 0, cap = 64;
 	struct sfs_inode **list = malloc(cap * sizeof(*list));
 	for (int b = 0; list && b < NBUCKETS; b++) {
@@ -584,12 +530,23 @@ void sfs_inode_foreach(void (*fn)(struct sfs_inode *, void *), void *arg)
 			list[n++] = in;
 		}
 	}
-	pthread_mutex_unlock(&table_lock);
+	sfs_mutex_unlock(&table_lock);
 	for (size_t i = 0; i < n; i++) {
 		fn(list[i], arg);
 		sfs_inode_put(list[i]);
 	}
 	free(list);
+}
+
+void sfs_inode_foreach_nowait(void (*fn)(struct sfs_inode *))
+{
+	if (sfs_mutex_trylock(&table_lock) != 0)
+		return;
+	for (int b = 0; b < NBUCKETS; b++)
+		for (struct sfs_inode *in = buckets[b]; in; in = in->hnext)
+			if (in->refs > 0)
+				fn(in);
+	sfs_mutex_unlock(&table_lock);
 }
 
 int sfs_inode_staged_count(void)
@@ -630,9 +587,6 @@ void sfs_inode_table_reset(void)
 		struct sfs_inode *in = buckets[b];
 		while (in) {
 			struct sfs_inode *next = in->hnext;
-			/* The child inherited the parent's descriptors of it. */
-			if (in->refs > 0)
-				sfs_reg_pin(in->dev, in->ino);
 			sfs_map_drop_all(&in->maps);
 			/* The parent owns the staged bytes; the child only drops
 			 * its copy of the store. */

@@ -4,19 +4,39 @@
  *
  * Layout of a file's data. The kernel file (the "target") holds the bytes
  * [0, ksize). While a staging window is open (staged == true), the bytes
- * [base, size) live in the inode's staging store (staging/stage.h), where
- * base = ksize rounded down to a block: the window starts by copying the
- * target's partial last block into the store, so the whole window can
- * later be relinked as whole blocks. Reads and writes below the boundary
+ * [base, size) live in the inode's staging store (staging/stage.h): base is
+ * ksize for a ring, and ksize rounded down to a block for a file store,
+ * whose window starts with a copy of the target's partial last block so
+ * that it relinks as whole blocks. Reads and writes below the boundary
  * (base when staged, ksize otherwise) use the target's mappings; at or above
- * it, the staging file's. Relink moves [base, size) into the target and makes
- * ksize == size again.
+ * it, the store's. Relink moves [base, size) into the target and makes
+ * ksize == size again. A write past the end (a hole) is the kernel's.
  *
  * Concurrency. Writers and structural changes (relink, truncate) hold the
- * inode lock (sfs_inode_lock: the registry entry's process-shared mutex).
- * Readers take no lock: they announce themselves in a reader count and run
- * only while the barrier is open; a structural change closes the barrier and
- * waits for readers to drain, because it moves or unmaps what they read.
+ * inode lock. Readers take no lock: they announce themselves in a reader
+ * count and run only while the barrier is open; a structural change closes
+ * the barrier and waits for readers to drain, because it moves or unmaps
+ * what they read.
+ *
+ * Other processes. The inode serves the file from user space only while
+ * this process holds a kernel lease on it (lease.h): then nobody else has
+ * the file open, and nobody can open or truncate it before the library has
+ * relinked its window and let go. Without a lease every operation is the
+ * kernel's (pread, pwrite, the kernel's size).
+ *
+ * One open file description. The library's descriptor (kfd) is a duplicate
+ * of the application's: an application's O_WRONLY open is replaced by an
+ * O_RDWR one of the same file (a mapping needs read access), O_APPEND is
+ * kept off the kernel's open file while the library serves it (its
+ * pwrites must not append; the library appends itself), and a second open
+ * of the same file in this process shares the first one's open file
+ * (dup3). The kernel sees one open file per process and file, which is
+ * what a lease needs; the application's view of each of its opens (its
+ * flags, its offset) lives in its struct sfs_file, and is given back to
+ * the kernel when the file is left to it (process.h). A process holding
+ * POSIX record locks on the file is an exception: closing any descriptor
+ * of the file would drop them, so its opens stay apart (and unleased).
+ *
  * Plain writes never close the barrier, so readers never wait for them. */
 #ifndef SFS_FS_INODE_H
 #define SFS_FS_INODE_H
@@ -30,39 +50,41 @@
 
 #include "../map/maptab.h"
 #include "../staging/stage.h"
-#include "registry.h"
+#include "../util/signals.h"
 
 /* Returned by fs-layer calls when the file was just left to the kernel
- * (shared with another process): the wrapper makes the call there. Below
- * every errno, as project codes are (style.md). */
+ * (process.h): the wrapper makes the call there. Below every errno, as
+ * project codes are (style.md). */
 #define SFS_E_KERNEL (-100001)
 
 struct sfs_inode {
 	dev_t dev;
 	ino_t ino;
-	int kfd;	/* the library's own O_RDWR (or O_RDONLY) descriptor */
-	bool kfd_shared; /* kfd is a dup of the application's first descriptor
-			  * (same open file: its O_APPEND would be ours) */
-	bool writable;	/* kfd is O_RDWR */
+	int kfd;	/* the library's descriptor: a dup of the application's open */
+	bool writable;	/* kfd is O_RDWR: the library writes through mappings */
+	bool readable;	/* kfd is not O_WRONLY */
+	bool kwritable;	/* kfd is open for writing (O_RDWR, or an O_WRONLY the kernel serves) */
+	bool mergeable; /* another open of the file may share kfd's open file */
 
-	pthread_mutex_t own_lock;	/* the writer lock without a registry */
-	struct sfs_reg_entry *reg;	/* shared state (registry.h); its robust
-					 * mutex is the writer lock in every process */
-	uint32_t reg_gen;		/* reg->gen as this process last saw it */
+	pthread_mutex_t lock; /* the writer lock */
 	atomic_int readers;
 	atomic_int barrier; /* non-zero: a structural change is running */
+
+	/* The lease (lease.h). leased: served from user space; changed under
+	 * the lock with the barrier closed. The rest under the lock. */
+	atomic_bool leased;
+	bool lease_never;      /* the kernel will not lease it (owner, fs) */
+	int lease_ops;	       /* data operations since the last try */
+	int64_t lease_retry_at; /* ns (monotonic): not before */
+	int64_t lease_backoff;
 
 	_Atomic int64_t ksize; /* size of the kernel file as this process left it */
 	_Atomic int64_t size;  /* logical size, including staged bytes */
 	_Atomic int64_t base;  /* start of the staging window (valid when staged) */
 	atomic_bool staged;
-	/* Holes inside the window (writes past the end), so a copy relink
-	 * leaves them holes instead of writing zeros (SEEK_HOLE, du, cp
-	 * --sparse see what the kernel would show). -1: too many to track. */
-	struct sfs_hole {
-		int64_t from, to;
-	} holes[4];
-	int nholes;
+	/* Bytes of the process's space reservation the window holds
+	 * (staging/reserve.h), under the lock. */
+	int64_t reserved;
 	_Atomic int64_t staged_mtime; /* ns: the last staged write (stat shows it) */
 
 	struct sfs_stage stage;
@@ -119,6 +141,7 @@ struct sfs_inode {
 
 	/* Bookkeeping under the inode-table lock. */
 	int refs;		/* files (and transient users) referring to it */
+	bool unhashed;		/* out of the table: destroyed when unused */
 	struct sfs_inode *hnext;
 	struct sfs_inode *lru_prev, *lru_next; /* the closed-inode cache */
 };
@@ -131,6 +154,7 @@ void sfs_read_wait(struct sfs_inode *in);
  * barrier open is counted before the closer looks at the count. */
 static inline void sfs_read_enter(struct sfs_inode *in)
 {
+	sfs_busy_enter(); /* a signal handler must not wait for this reader */
 	for (;;) {
 		atomic_fetch_add(&in->readers, 1);
 		if (!atomic_load(&in->barrier))
@@ -143,6 +167,7 @@ static inline void sfs_read_enter(struct sfs_inode *in)
 static inline void sfs_read_exit(struct sfs_inode *in)
 {
 	atomic_fetch_sub_explicit(&in->readers, 1, memory_order_release);
+	sfs_busy_exit();
 }
 
 /* --- the writer lock and other processes ---------------------------------- */
@@ -154,22 +179,6 @@ bool sfs_inode_trylock(struct sfs_inode *in);
 /* The inodes whose lock this thread holds (at most max into out). */
 int sfs_inode_held(struct sfs_inode **out, int max);
 
-/* Caller holds the lock. Absorbs a relink another process did of this
- * process's window (drops the window, re-reads the size), and returns true
- * when the file is now shared with another process: the caller must leave it
- * to the kernel (sfs_demote_inode, after unlocking). */
-bool sfs_inode_contended_locked(struct sfs_inode *in);
-
-/* The same test without the lock, for readers (one shared-memory load). */
-static inline bool sfs_inode_contended(const struct sfs_inode *in)
-{
-	return in->reg && (atomic_load_explicit(&in->reg->shared, memory_order_relaxed) ||
-			   atomic_load_explicit(&in->reg->gen, memory_order_relaxed) != in->reg_gen);
-}
-
-/* Describes the staging window in the registry (caller holds the lock). */
-void sfs_inode_publish_locked(struct sfs_inode *in);
-
 /* Close and reopen the barrier; the caller holds the inode lock. */
 void sfs_barrier_close(struct sfs_inode *in);
 void sfs_barrier_open(struct sfs_inode *in);
@@ -178,17 +187,18 @@ void sfs_barrier_open(struct sfs_inode *in);
 
 /* The inode object for the regular file open at appfd (st from fstat of it),
  * created or found, with a reference for the caller. NULL when the file
- * cannot be managed (the library's own descriptor could not be opened). */
-struct sfs_inode *sfs_inode_open(int appfd, const struct stat *st, int flags);
+ * cannot be managed (the library's own descriptor could not be opened).
+ * *shared: appfd now refers to the inode's open file (kfd's); otherwise it
+ * keeps its own, untouched. */
+struct sfs_inode *sfs_inode_open(int appfd, const struct stat *st, int flags, bool *shared);
 
 /* A reference to the inode (dev, ino) if this process has it, else NULL. */
 struct sfs_inode *sfs_inode_find(dev_t dev, ino_t ino);
 
-void sfs_inode_put(struct sfs_inode *in);
+/* A reference to the inode whose library descriptor is fd, or NULL. */
+struct sfs_inode *sfs_inode_find_kfd(int fd);
 
-/* The application set O_APPEND on an open file the library's descriptor
- * may share: the library opens a private one (its pwrites must not append). */
-void sfs_inode_unshare_kfd(struct sfs_inode *in);
+void sfs_inode_put(struct sfs_inode *in);
 
 /* A file open for writing was released. */
 void sfs_inode_writer_gone(struct sfs_inode *in);
@@ -198,12 +208,24 @@ void sfs_inode_writer_gone(struct sfs_inode *in);
  * moment after their close, and before fork, exec and spawn. */
 void sfs_inode_evict_writable(void);
 
+/* The inode leaves the table (a later open of the file makes a new one);
+ * the object lives until its last reference goes. */
+void sfs_inode_unhash(struct sfs_inode *in);
+
+/* Destroys every cached (closed) inode; returns how many. */
+int sfs_inode_evict_cached(void);
+
 /* The file was unlinked or renamed over: drop a cached (closed) inode now so
  * its space is freed; an open one stays, as POSIX requires. */
 void sfs_inode_forget(dev_t dev, ino_t ino);
 
 /* Calls fn on every inode with a file open, with a reference held. */
 void sfs_inode_foreach(void (*fn)(struct sfs_inode *, void *), void *arg);
+
+/* Calls fn on every inode with a file open, holding the table lock, if it
+ * can be had without waiting; no allocation (process exit paths, which may
+ * run in a signal handler). */
+void sfs_inode_foreach_nowait(void (*fn)(struct sfs_inode *));
 
 /* Number of inodes that hold staged data (a cheap "anything to relink?"). */
 int sfs_inode_staged_count(void);
@@ -213,13 +235,18 @@ void sfs_inode_staged_changed(int delta);
  * data belongs to the parent). */
 void sfs_inode_table_reset(void);
 
-/* Files this process must leave to the kernel from now on: opened O_DIRECT,
- * mapped by the application, handed to stdio, shared with a forked child. */
-bool sfs_demoted(dev_t dev, ino_t ino);
-void sfs_demoted_add(dev_t dev, ino_t ino);
+/* Gives the window's space reservation back (it was relinked or dropped).
+ * Caller holds the lock. */
+void sfs_inode_unreserve_locked(struct sfs_inode *in);
 
-/* A forked child registers itself for every file it inherited. */
-void sfs_demoted_pin_all(void);
+/* Refreshes ksize/size from the kernel's size (fstat under the lock) when
+ * nothing is staged: a call this process passed to the kernel may have
+ * changed it. Caller holds the inode lock. */
+void sfs_inode_resync_locked(struct sfs_inode *in);
+
+/* The application's descriptors of the inode (fd numbers whose file refers
+ * to it), at most max into out; returns how many there are. */
+int sfs_inode_app_fds(struct sfs_inode *in, int *out, int max);
 
 /* A forked child: the sets' locks are usable again (kernel_files.c). */
 void sfs_kernel_sets_reset(void);
@@ -267,10 +294,5 @@ static inline void sfs_inode_kernel_changed(struct sfs_inode *in)
 	if (!atomic_load(&in->kdirty)) /* no store to a shared line per write */
 		atomic_store(&in->kdirty, true);
 }
-
-/* Refreshes ksize/size from the kernel's size (fstat under the lock) when
- * nothing is staged: another process may have grown or shrunk the file.
- * Caller holds the inode lock. */
-void sfs_inode_resync_locked(struct sfs_inode *in);
 
 #endif

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #define _GNU_SOURCE
 #include "inoset.h"
+#include "../util/signals.h"
 
 #include <stdint.h>
 
@@ -15,7 +16,7 @@ bool sfs_inoset_has(struct sfs_inoset *s, dev_t dev, ino_t ino)
 	if (!atomic_load_explicit(&s->count, memory_order_acquire))
 		return false;
 	bool found = false;
-	pthread_mutex_lock(&s->lock);
+	sfs_mutex_lock(&s->lock);
 	for (unsigned i = hash(dev, ino), k = 0; k < SFS_INOSET_CAP;
 	     k++, i = (i + 1) % SFS_INOSET_CAP) {
 		if (s->slot[i].ino == 0)
@@ -25,14 +26,14 @@ bool sfs_inoset_has(struct sfs_inoset *s, dev_t dev, ino_t ino)
 			break;
 		}
 	}
-	pthread_mutex_unlock(&s->lock);
+	sfs_mutex_unlock(&s->lock);
 	return found;
 }
 
 bool sfs_inoset_add(struct sfs_inoset *s, dev_t dev, ino_t ino)
 {
 	bool added = true;
-	pthread_mutex_lock(&s->lock);
+	sfs_mutex_lock(&s->lock);
 	for (unsigned i = hash(dev, ino);; i = (i + 1) % SFS_INOSET_CAP) {
 		if (s->slot[i].dev == dev && s->slot[i].ino == ino)
 			break;
@@ -48,7 +49,7 @@ bool sfs_inoset_add(struct sfs_inoset *s, dev_t dev, ino_t ino)
 			break;
 		}
 	}
-	pthread_mutex_unlock(&s->lock);
+	sfs_mutex_unlock(&s->lock);
 	return added;
 }
 

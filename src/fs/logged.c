@@ -16,6 +16,7 @@
 #include "data.h"
 #include "flush.h"
 #include "inode.h"
+#include "lease.h"
 
 /* Sync mode sends writes this large straight to the file with fdatasync
  * (not atomic, which sync mode does not promise) instead of copying them
@@ -70,26 +71,30 @@ static void release(size_t n)
  * window is relinked and the file fsynced: at a close or truncation, by a
  * COMMIT (sfs_oplog_commit relinks first), or by the checkpoint before it
  * kills the records (flush.c: sfs_relink_held). */
-static int apply(struct sfs_inode *in, const char *data, size_t n, int64_t off)
+/* Returns n, or what the kernel took when it ran out of space part-way
+ * (a short count, as write(2) returns), or -errno when it took nothing. */
+static ssize_t apply(struct sfs_inode *in, const char *data, size_t n, int64_t off)
 {
-	if (sfs_oplog_dax() && in->writable) {
-		ssize_t w = sfs_inode_write_locked(in, data, n, off);
-		return w < 0 ? (int)w : 0;
-	}
-	int64_t end = off + (int64_t)n;
-	for (size_t done = 0; done < n;) {
+	if (sfs_oplog_dax() && in->writable && sfs_inode_leased(in))
+		return sfs_inode_write_locked(in, data, n, off);
+	size_t done = 0;
+	int err = 0;
+	while (done < n) {
 		ssize_t w = sfs_real.pwrite(in->kfd, data + done, n - done, off + (int64_t)done);
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
+		if (w <= 0) {
+			err = w < 0 ? -errno : -EIO;
+			break;
+		}
 		done += (size_t)w;
 	}
+	int64_t end = off + (int64_t)done;
 	if (end > atomic_load(&in->ksize)) {
 		atomic_store(&in->ksize, end);
 		atomic_store_explicit(&in->size, end, memory_order_release);
 	}
-	return 0;
+	return done ? (ssize_t)done : err;
 }
 
 /* Too big for the log (or a large sync-mode write): to the file, durably,
@@ -97,15 +102,17 @@ static int apply(struct sfs_inode *in, const char *data, size_t n, int64_t off)
  * back over these. */
 static ssize_t direct(struct sfs_inode *in, const char *data, size_t n, int64_t off)
 {
-	if (sfs_g.opt.mode == SFS_MODE_STRICT && sfs_oplog_on())
+	static atomic_bool warned;
+	if (sfs_g.opt.mode == SFS_MODE_STRICT && sfs_oplog_ready() == 0 &&
+	    !atomic_exchange(&warned, true))
 		sfs_warn("a %zu-byte write does not fit the operation log (SPLITFS_LOG_SIZE): "
-			 "written durably but not atomically", n);
-	int rc = apply(in, data, n, off);
-	if (rc)
-		return rc;
+			 "written durably but not atomically (said once)", n);
+	ssize_t w = apply(in, data, n, off);
+	if (w <= 0)
+		return w;
 	in->logged = true;
-	rc = sfs_oplog_commit(in); /* fdatasync, then COMMIT */
-	return rc ? rc : (ssize_t)n;
+	int rc = sfs_oplog_commit(in); /* fdatasync, then COMMIT */
+	return rc ? rc : w;
 }
 
 /* The application's buffer faulted part-way: the kernel writes what it can
@@ -158,8 +165,15 @@ ssize_t sfs_logged_pwritev(struct sfs_inode *in, const struct iovec *iov, int cn
 	int64_t after = SFS_MAX(atomic_load(&in->size), end);
 	ssize_t ret;
 	struct iovec one = {data, n};
-	if (sfs_g.opt.mode == SFS_MODE_SYNC && n >= SYNC_DIRECT_MIN)
-		rc = -E2BIG;
+	int nolog = sfs_oplog_ready();
+	if (nolog && nolog != -ENOTSUP && sfs_g.opt.mode == SFS_MODE_STRICT) {
+		/* No log, no atomic write: the write fails, never weaker
+		 * (the log is tried again a second later). */
+		release(n);
+		return nolog == -ENOSPC || nolog == -EDQUOT ? nolog : -EIO;
+	}
+	if (nolog || (sfs_g.opt.mode == SFS_MODE_SYNC && n >= SYNC_DIRECT_MIN))
+		rc = -E2BIG; /* sync mode without a log, or a large write: durable, direct */
 	else
 		rc = sfs_oplog_write(in, &one, 1, n, off, after);
 	if (rc == -E2BIG || rc == -ENOTSUP) { /* too big, or no log after all */
@@ -167,11 +181,24 @@ ssize_t sfs_logged_pwritev(struct sfs_inode *in, const struct iovec *iov, int cn
 	} else if (rc) {
 		ret = rc;
 	} else {
-		rc = apply(in, data, n, off);
+		int64_t ksize = atomic_load(&in->ksize);
+		ret = apply(in, data, n, off);
 		sfs_oplog_done();
-		if (rc) /* failed (EIO, ENOSPC): the record must not be replayed */
+		if (ret != (ssize_t)n) {
+			/* Failed or cut short (ENOSPC, EIO): the record must not be
+			 * replayed. Strict mode writes all or nothing: what an
+			 * append put in goes again (an overwrite of allocated
+			 * blocks does not run out of space). */
+			if (sfs_g.opt.mode == SFS_MODE_STRICT && ret > 0) {
+				if (off + ret > ksize && sfs_real.ftruncate(in->kfd, SFS_MAX(off, ksize)) == 0) {
+					atomic_store(&in->ksize, SFS_MAX(off, ksize));
+					atomic_store(&in->size, SFS_MAX(off, ksize));
+				}
+				ret = -ENOSPC;
+			}
+			in->logged = true;
 			sfs_oplog_commit(in);
-		ret = rc ? rc : (ssize_t)n;
+		}
 	}
 	release(n);
 	return ret;

@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,104 +12,194 @@
 #include "../init.h"
 #include "../interpose/real.h"
 #include "../staging/pool.h"
+#include "../staging/reserve.h"
+#include "../util/compiler.h"
 #include "../util/pmem.h"
 #include "../util/stats.h"
+#include "../util/threads.h"
 #include "fdtable.h"
 #include "file.h"
 #include "flush.h"
+#include "lease.h"
 #include "../oplog/oplog.h"
+#include "../util/signals.h"
 
-/* Writes f's offset back to the kernel's open file description at fd. */
-static void push_offset(int fd, struct sfs_file *f)
+/* The status flags fcntl(F_SETFL) sets on an open file. */
+#define SETFL_BITS (O_APPEND | O_NONBLOCK | O_NOATIME | O_ASYNC | O_DIRECT)
+
+/* Makes fd refer to nfd's open file, keeping fd's close-on-exec flag. */
+static void point_at(int nfd, int fd)
 {
-	pthread_mutex_lock(&f->pos_lock);
-	sfs_real.lseek(fd, f->pos, SEEK_SET);
-	pthread_mutex_unlock(&f->pos_lock);
+	int fdflags = sfs_real.fcntl(fd, F_GETFD);
+	if (fdflags >= 0)
+		sfs_real.dup3(nfd, fd, (fdflags & FD_CLOEXEC) ? O_CLOEXEC : 0);
 }
 
-/* Drops fd from the table after pushing its offset. */
-static void drop_fd(int fd, struct sfs_file *f)
+/* The open file f's descriptors fds[0..n) get from the kernel from now on:
+ * the one the application's open made, as it made it. A file that shares
+ * the inode's adapted open file (f->kshared) takes it back with its status
+ * flags when it is the first to and its access mode matches (*primary);
+ * any other gets an open file of its own, opened again as the application
+ * opened it. */
+static void give_back(struct sfs_file *f, const int *fds, int n, bool *primary)
 {
-	push_offset(fd, f);
-	struct sfs_file *removed = sfs_fd_remove(fd);
-	if (removed)
-		sfs_file_put(removed);
-}
-
-void sfs_demote_inode(struct sfs_inode *in)
-{
-	sfs_inode_flush(in, SFS_FLUSH_VISIBLE);
-	if (in->logged) { /* sync/strict: durable, out of the log */
-		sfs_inode_lock(in);
-		sfs_oplog_commit(in);
-		sfs_inode_unlock(in);
+	struct sfs_inode *in = f->inode;
+	int flags = sfs_file_flags(f);
+	sfs_mutex_lock(&f->pos_lock);
+	int64_t pos = f->pos;
+	sfs_mutex_unlock(&f->pos_lock);
+	if (!f->kshared) { /* its own open file, untouched: only the offset */
+		sfs_real.lseek(fds[0], pos, SEEK_SET);
+		return;
 	}
-	sfs_demoted_add(in->dev, in->ino);
+	int kacc = in->readable ? (in->kwritable ? O_RDWR : O_RDONLY) : O_WRONLY;
+	/* Pointing a descriptor elsewhere closes one of the file's, which
+	 * would drop the process's POSIX locks on it: those stay shared. */
+	bool locks = atomic_load(&in->posix_locks) || sfs_posix_locked(in->dev, in->ino);
+	if ((!*primary && (flags & O_ACCMODE) == kacc) || locks) {
+		*primary = true;
+		int cur = sfs_real.fcntl(fds[0], F_GETFL);
+		if (cur >= 0)
+			sfs_real.fcntl(fds[0], F_SETFL, (cur & ~SETFL_BITS) | (flags & SETFL_BITS));
+		sfs_real.lseek(fds[0], pos, SEEK_SET);
+		return;
+	}
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/thread-self/fd/%d", in->kfd);
+	int keep = O_ACCMODE | O_APPEND | O_NONBLOCK | O_NOATIME | O_DSYNC | O_SYNC | O_DIRECT;
+	int nfd = sfs_real.open(path, (flags & keep) | O_CLOEXEC | O_NOCTTY);
+	if (nfd < 0) {
+		/* Not permitted any more (a chmod since): the shared open file,
+		 * with this open's status flags. */
+		int cur = sfs_real.fcntl(fds[0], F_GETFL);
+		if (cur >= 0)
+			sfs_real.fcntl(fds[0], F_SETFL, (cur & ~SETFL_BITS) | (flags & SETFL_BITS));
+		sfs_real.lseek(fds[0], pos, SEEK_SET);
+		return;
+	}
+	sfs_real.lseek(nfd, pos, SEEK_SET);
+	for (int i = 0; i < n; i++)
+		point_at(nfd, fds[i]);
+	sfs_real.close(nfd);
+}
+
+/* Gives every descriptor of in back to the kernel and drops it from the
+ * fd table; the inode object is forgotten once unused. */
+static void demote_locked_out(struct sfs_inode *in)
+{
 	int limit = sfs_fd_limit();
-	for (int fd = 0; fd < limit; fd++) {
+	int *fds = malloc((size_t)(limit > 0 ? limit : 1) * sizeof(*fds));
+	struct sfs_file **files = malloc((size_t)(limit > 0 ? limit : 1) * sizeof(*files));
+	int n = 0;
+	for (int fd = 0; fds && files && fd < limit; fd++) {
 		struct sfs_file *f = sfs_fd_get(fd);
 		if (!f)
 			continue;
 		if (f->inode == in) {
-			drop_fd(fd, f);
+			fds[n] = fd;
+			files[n++] = f; /* keeps the reference */
+		} else {
+			sfs_file_put(f);
+		}
+	}
+	bool primary = false;
+	for (int i = 0; i < n; i++) {
+		if (!files[i])
+			continue;
+		/* The descriptors of one open file (dups) together. */
+		struct sfs_file *f = files[i];
+		int group[64], g = 0;
+		for (int j = i; j < n && g < 64; j++)
+			if (files[j] == f)
+				group[g++] = fds[j];
+		give_back(f, group, g, &primary);
+		for (int j = i; j < n; j++) {
+			if (files[j] != f)
+				continue;
+			struct sfs_file *removed = sfs_fd_remove(fds[j]);
+			if (removed)
+				sfs_file_put(removed);
 			if (sfs_oplog_on()) /* writes stay durable per call */
-				sfs_fd_set_dsync(fd, true);
+				sfs_fd_set_dsync(fds[j], true);
+			if (j != i)
+				sfs_file_put(f);
+			files[j] = NULL;
 		}
 		sfs_file_put(f);
 	}
+	free(fds);
+	free(files);
+}
+
+void sfs_demote_inode(struct sfs_inode *in)
+{
+	sfs_inode_lock(in);
+	sfs_lease_drop_locked(in); /* relinks, retires the log records */
+	if (in->logged)
+		sfs_oplog_commit(in);
+	in->mergeable = false;
+	sfs_inode_unlock(in);
+	sfs_inode_unhash(in); /* a later open makes a new one */
+	demote_locked_out(in);
 	sfs_stat_event(SFS_EV_demotions, 1);
+}
+
+void sfs_demote_fd(int fd)
+{
+	struct sfs_file *f = sfs_g.active ? sfs_fd_get(fd) : NULL;
+	if (f) {
+		sfs_demote_inode(f->inode);
+		sfs_file_put(f);
+	}
+}
+
+/* The inodes with a descriptor the other process inherits. */
+static void demote_if_inherited(struct sfs_inode *in, void *all)
+{
+	int fds[256];
+	int n = sfs_inode_app_fds(in, fds, 256);
+	bool inherited = *(bool *)all || n > 256;
+	for (int i = 0; i < SFS_MIN(n, 256) && !inherited; i++)
+		inherited = !(sfs_real.fcntl(fds[i], F_GETFD) & FD_CLOEXEC);
+	if (inherited && n > 0)
+		sfs_demote_inode(in);
 }
 
 void sfs_demote_fds(bool inheritable_only)
 {
-	int limit = sfs_fd_limit();
-	for (int fd = 0; fd < limit; fd++) {
-		struct sfs_file *f = sfs_fd_get(fd);
-		if (!f)
-			continue;
-		if (!inheritable_only || !(sfs_real.fcntl(fd, F_GETFD) & FD_CLOEXEC)) {
-			struct sfs_inode *in = f->inode;
-			sfs_demoted_add(in->dev, in->ino);
-			if (in->logged) { /* the kernel serves it: its records die */
-				sfs_inode_lock(in);
-				sfs_oplog_commit(in);
-				sfs_inode_unlock(in);
-			}
-			drop_fd(fd, f);
-			if (sfs_oplog_on()) /* writes stay durable per call */
-				sfs_fd_set_dsync(fd, true);
-			sfs_stat_event(SFS_EV_demotions, 1);
-		}
-		sfs_file_put(f);
-	}
+	bool all = !inheritable_only;
+	sfs_inode_foreach(demote_if_inherited, &all);
 }
 
-void sfs_prepare_share(void)
+bool sfs_fds_relieve(void)
+{
+	atomic_store(&sfs_g.fd_pressure, true);
+	int freed = sfs_inode_evict_cached();
+	freed += sfs_staging_release_pool();
+	int before = freed;
+	sfs_demote_fds(false); /* the open files' descriptors of the library's go with them */
+	(void)before;
+	return true;
+}
+
+void sfs_prepare_share(bool inheritable_only)
 {
 	if (!sfs_g.active)
 		return;
 	sfs_flush_all();
+	sfs_lease_drop_all();
 	sfs_inode_evict_writable(); /* the new program may be one we just wrote */
-	int limit = sfs_fd_limit();
-	for (int fd = 0; fd < limit; fd++) {
-		struct sfs_file *f = sfs_fd_get(fd);
-		if (f) {
-			push_offset(fd, f);
-			sfs_file_put(f);
-		}
-	}
+	sfs_demote_fds(inheritable_only);
 }
 
 void sfs_atfork_prepare(void)
 {
-	sfs_prepare_share();
+	/* The child shares every descriptor the parent has. */
+	sfs_prepare_share(false);
 }
 
 void sfs_atfork_parent(void)
 {
-	/* The child shares every descriptor the parent had at fork. */
-	if (sfs_g.active)
-		sfs_demote_fds(false);
 }
 
 void sfs_atfork_child(void)
@@ -118,20 +209,25 @@ void sfs_atfork_child(void)
 		return;
 	sfs_oplog_reset_child();
 	/* Start empty: inherited descriptors belong to the kernel (the parent
-	 * demoted its copies too; in sync and strict modes their writes are
-	 * synced), the staging files to the parent. */
+	 * demoted them; in sync and strict modes their writes are synced), the
+	 * staging stores to the parent. */
 	sfs_fd_reset(sfs_oplog_on());
 	sfs_file_reset_free_list();
 	sfs_inode_table_reset();
-	sfs_demoted_pin_all();
 	sfs_staging_reset_child();
+	sfs_reserve_reset_child();
+	sfs_lease_reset_child();
+	sfs_threads_reset_child();
+	sfs_signals_reset_child();
 	sfs_pmem_learn_unclaim(); /* the parent's learner is not ours */
 	sfs_stats_reset();
 }
 
 void sfs_demote_inherited(void)
 {
-	DIR *d = opendir("/proc/self/fd");
+	if (!sfs_oplog_on())
+		return;
+	DIR *d = opendir("/proc/thread-self/fd");
 	if (!d)
 		return;
 	int self = dirfd(d);
@@ -143,10 +239,9 @@ void sfs_demote_inherited(void)
 			continue;
 		if (!S_ISREG(st.st_mode) || st.st_dev != sfs_g.root_dev)
 			continue;
-		sfs_demoted_add(st.st_dev, st.st_ino);
 		/* Sync/strict: what this program writes there is durable per
 		 * call, as on its own files. */
-		if (sfs_oplog_on() && (sfs_real.fcntl(fd, F_GETFL) & O_ACCMODE) != O_RDONLY)
+		if ((sfs_real.fcntl(fd, F_GETFL) & O_ACCMODE) != O_RDONLY)
 			sfs_fd_set_dsync(fd, true);
 	}
 	closedir(d);

@@ -1,16 +1,22 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Descriptors shared with another process, and what happens to managed files
- * at fork, exec and spawn.
+/* Leaving files to the kernel, and what happens to managed files at fork,
+ * exec and spawn.
  *
  * Staging is private to a process, and a kernel file offset shared with a
  * child cannot be kept in user space. So whenever a managed descriptor
  * becomes shared with another process (fork, spawn, exec), the library first
- * makes the kernel's view complete (relinks staged data, writes each offset
- * back with lseek) and then "demotes" the file: its descriptors are dropped
- * from the fd table and every later call on them goes to the kernel, which
- * gives POSIX behaviour (shared offsets, O_APPEND) by construction. Files
- * opened afterwards are managed again. Demotion is also how the library hands
- * a file to code paths it cannot follow: application mmap, stdio, O_DIRECT. */
+ * makes the kernel's view complete and then "demotes" the file: the staged
+ * window is relinked, the lease let go, and every descriptor of the file
+ * gets back the open file the application made, as the application made it
+ * (access mode, O_APPEND and the other status flags, its offset; inode.h
+ * says how the library adapts and shares them meanwhile). The descriptors
+ * leave the fd table and every later call on them goes to the kernel, which
+ * gives POSIX behaviour (shared offsets, O_APPEND) by construction. Demotion
+ * is also how the library hands a descriptor to code paths it cannot
+ * follow: application mmap, stdio's fdopen, O_DIRECT, the application's own
+ * leases and flock locks. A later open of the file is managed again (and
+ * stays unleased, so on the kernel's path, while the demoted open file
+ * exists). */
 #ifndef SFS_FS_PROCESS_H
 #define SFS_FS_PROCESS_H
 
@@ -18,21 +24,46 @@
 
 #include "inode.h"
 
-/* Leaves the inode to the kernel in this process from now on. */
+/* Leaves the inode's descriptors to the kernel from now on. */
 void sfs_demote_inode(struct sfs_inode *in);
 
-/* Demotes every managed descriptor, or only those without FD_CLOEXEC. */
+/* Before a call whose kernel semantics depend on the application's own
+ * open file (its flags, its offset, its access mode): demotes fd's file if
+ * it is managed. */
+void sfs_demote_fd(int fd);
+
+/* Demotes every managed file, or only those with a descriptor without
+ * FD_CLOEXEC (which a new program or a spawned child inherits). */
 void sfs_demote_fds(bool inheritable_only);
 
-/* Before execve/posix_spawn/fork: relink everything, write offsets back. */
-void sfs_prepare_share(void);
+/* Before execve/posix_spawn/fork: relink everything, let every lease go,
+ * and demote what the other process will share. */
+void sfs_prepare_share(bool inheritable_only);
+
+/* The application's call failed with EMFILE: the library gives back its
+ * own descriptors (closed files' inodes, pooled stores; its files are left
+ * to the kernel, their descriptors closed) and manages no new file from
+ * now on, so that a program that can open N files under the kernel can
+ * open N under the library. Returns whether the call is worth a retry. */
+bool sfs_fds_relieve(void);
+
+/* A call that makes a descriptor, retried once when the application met
+ * RLIMIT_NOFILE because of the library's own descriptors. */
+#define SFS_FD_RETRY(type, failed, call)                                                          \
+	({                                                                                         \
+		type r_ = (call);                                                                  \
+		if (r_ == (failed) && errno == EMFILE && sfs_g.active && sfs_fds_relieve())       \
+			r_ = (call);                                                               \
+		r_;                                                                                \
+	})
 
 /* pthread_atfork handlers. */
 void sfs_atfork_prepare(void);
 void sfs_atfork_parent(void);
 void sfs_atfork_child(void);
 
-/* At start-up: files inherited from the previous image stay with the kernel. */
+/* At start-up, sync and strict modes: descriptors inherited from the
+ * previous program are the kernel's, their writes made durable per call. */
 void sfs_demote_inherited(void);
 
 #endif

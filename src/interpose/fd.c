@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdarg.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -113,7 +114,7 @@ SFS_EXPORT int dup(int fd)
 		errno = EBADF;
 		return -1;
 	}
-	int r = sfs_real.dup(fd);
+	int r = SFS_FD_RETRY(int, -1, sfs_real.dup(fd));
 	if (r >= 0)
 		duplicated(fd, r);
 	return r;
@@ -197,26 +198,62 @@ SFS_EXPORT int lockf64(int fd, int cmd, off_t len)
 /* The status flags F_SETFL may change (the rest of f->flags stays). */
 #define SETFL_MASK (O_APPEND | O_NONBLOCK | O_NOATIME | O_DIRECT | O_ASYNC)
 
-/* F_SETFL on a managed descriptor. What the new flags would break is dealt
- * with before the kernel sets them: O_DIRECT hands the file to the kernel
- * (relinked first), O_APPEND on the open file the library's descriptor
- * shares gives the library a private one (its pwrites must not append). */
+/* F_SETFL on a managed descriptor. The application's view changes at once
+ * (f->flags); the kernel's open file, which the library adapts and may
+ * share between opens (inode.h), gets the flags that do not change what the
+ * library does with it: O_APPEND stays off (the library appends itself),
+ * and O_DIRECT hands the file to the kernel first. */
 static int setfl(int (*real)(int, int, ...), int fd, int want)
 {
 	struct sfs_file *f = sfs_fd_get(fd);
 	if (!f)
 		return real(fd, F_SETFL, want);
-	if (want & O_DIRECT)
+	if (want & O_DIRECT) {
 		sfs_demote_inode(f->inode);
-	else if ((want & O_APPEND) && f->inode->kfd_shared)
-		sfs_inode_unshare_kfd(f->inode);
-	int r = real(fd, F_SETFL, want);
+		sfs_file_put(f);
+		return real(fd, F_SETFL, want);
+	}
+	int r = real(fd, F_SETFL, want & ~O_APPEND);
 	if (r == 0) {
 		int old = sfs_file_flags(f);
 		atomic_store(&f->flags, (old & ~SETFL_MASK) | (want & SETFL_MASK));
 	}
 	sfs_file_put(f);
 	return r;
+}
+
+/* F_GETFL: the access mode and status flags the application opened with
+ * and set, not the library's adapted ones. */
+static int getfl(int (*real)(int, int, ...), int fd)
+{
+	int r = real(fd, F_GETFL);
+	struct sfs_file *f = r >= 0 ? sfs_fd_get(fd) : NULL;
+	if (!f)
+		return r;
+	int mine = sfs_file_flags(f);
+	r = (r & ~(O_ACCMODE | SETFL_MASK)) | (mine & (O_ACCMODE | SETFL_MASK));
+	sfs_file_put(f);
+	return r;
+}
+
+/* Commands with which the application uses the open file itself in ways
+ * the library's sharing and leases would change: its own leases and their
+ * signals, open-file locks. The file is left to the kernel first. */
+static bool owns_open_file(int cmd)
+{
+	switch (cmd) {
+	case F_SETLEASE:
+	case F_GETLEASE:
+	case F_SETSIG:
+	case F_SETOWN:
+	case F_SETOWN_EX:
+	case F_OFD_SETLK:
+	case F_OFD_SETLKW:
+	case F_NOTIFY:
+		return true;
+	default:
+		return false;
+	}
 }
 
 static int fcntl_impl(int (*real)(int, int, ...), int fd, int cmd, void *arg)
@@ -229,7 +266,17 @@ static int fcntl_impl(int (*real)(int, int, ...), int fd, int cmd, void *arg)
 	}
 	if (cmd == F_SETFL)
 		return setfl(real, fd, (int)(intptr_t)arg);
-	int r = real(fd, cmd, arg);
+	if (cmd == F_GETFL)
+		return getfl(real, fd);
+	if (owns_open_file(cmd)) {
+		struct sfs_file *f = sfs_fd_get(fd);
+		if (f) {
+			sfs_demote_inode(f->inode);
+			sfs_file_put(f);
+		}
+	}
+	int r = cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC ? SFS_FD_RETRY(int, -1, real(fd, cmd, arg))
+							 : real(fd, cmd, arg);
 	if (r < 0)
 		return r;
 	if ((cmd == F_SETLK || cmd == F_SETLKW) && ((struct flock *)arg)->l_type != F_UNLCK)
@@ -237,6 +284,27 @@ static int fcntl_impl(int (*real)(int, int, ...), int fd, int cmd, void *arg)
 	else if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)
 		duplicated(fd, r);
 	return r;
+}
+
+/* flock locks belong to the open file: the library's sharing of it
+ * between opens, and its own descriptor of it (which outlives the
+ * application's close), would make them outlive the application's open.
+ * The file is left to the kernel first. */
+SFS_EXPORT int flock(int fd, int op)
+{
+	sfs_init();
+	if (sfs_g.active) {
+		if (sfs_fd_is_internal(fd)) {
+			errno = EBADF;
+			return -1;
+		}
+		struct sfs_file *f = sfs_fd_get(fd);
+		if (f) {
+			sfs_demote_inode(f->inode);
+			sfs_file_put(f);
+		}
+	}
+	return sfs_real.flock(fd, op);
 }
 
 SFS_EXPORT int fcntl(int fd, int cmd, ...)

@@ -144,7 +144,7 @@ static void relink_fd(int fd)
 	struct sfs_file *f = sfs_wrap_file(fd);
 	if (f) {
 		sfs_inode_flush(f->inode, SFS_FLUSH_VISIBLE);
-		sfs_file_put(f);
+		sfs_wrap_put(f);
 	}
 }
 

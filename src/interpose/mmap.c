@@ -16,7 +16,7 @@ static void before_map(int fd)
 		return;
 	uint64_t t0 = sfs_stat_start();
 	sfs_demote_inode(f->inode);
-	sfs_file_put(f);
+	sfs_wrap_put(f);
 	sfs_stat_call_end(SFS_CALL_mmap, t0, 0, true);
 }
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "../fs/metasync.h"
+#include "../fs/process.h"
 #include "wrap.h"
 
 /* glibc's __OPEN_NEEDS_MODE: the mode argument exists for O_CREAT and for
@@ -28,7 +29,6 @@
 static bool before(int dirfd, const char *path, int flags)
 {
 	sfs_init();
-	sfs_prepare_truncate(dirfd, path, flags);
 	return sfs_metasync_on() && sfs_metasync_will_create(dirfd, path, flags);
 }
 
@@ -50,28 +50,32 @@ SFS_EXPORT int open(const char *path, int flags, ...)
 {
 	GET_MODE(flags);
 	bool creating = before(AT_FDCWD, path, flags);
-	return opened_at(sfs_real.open(path, flags, mode), flags, AT_FDCWD, path, creating);
+	int fd = SFS_FD_RETRY(int, -1, sfs_real.open(path, flags, mode));
+	return opened_at(fd, flags, AT_FDCWD, path, creating);
 }
 
 SFS_EXPORT int open64(const char *path, int flags, ...)
 {
 	GET_MODE(flags);
 	bool creating = before(AT_FDCWD, path, flags);
-	return opened_at(sfs_real.open64(path, flags, mode), flags, AT_FDCWD, path, creating);
+	int fd = SFS_FD_RETRY(int, -1, sfs_real.open64(path, flags, mode));
+	return opened_at(fd, flags, AT_FDCWD, path, creating);
 }
 
 SFS_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 {
 	GET_MODE(flags);
 	bool creating = before(dirfd, path, flags);
-	return opened_at(sfs_real.openat(dirfd, path, flags, mode), flags, dirfd, path, creating);
+	int fd = SFS_FD_RETRY(int, -1, sfs_real.openat(dirfd, path, flags, mode));
+	return opened_at(fd, flags, dirfd, path, creating);
 }
 
 SFS_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 {
 	GET_MODE(flags);
 	bool creating = before(dirfd, path, flags);
-	return opened_at(sfs_real.openat64(dirfd, path, flags, mode), flags, dirfd, path, creating);
+	int fd = SFS_FD_RETRY(int, -1, sfs_real.openat64(dirfd, path, flags, mode));
+	return opened_at(fd, flags, dirfd, path, creating);
 }
 
 /* _FORTIFY_SOURCE turns open(p, f) without a mode into these (glibc does
@@ -84,37 +88,43 @@ int __openat64_2(int dirfd, const char *path, int flags);
 SFS_EXPORT int __open_2(const char *path, int flags)
 {
 	bool creating = before(AT_FDCWD, path, flags);
-	return opened_at(sfs_real.__open_2(path, flags), flags, AT_FDCWD, path, creating);
+	int fd = SFS_FD_RETRY(int, -1, sfs_real.__open_2(path, flags));
+	return opened_at(fd, flags, AT_FDCWD, path, creating);
 }
 
 SFS_EXPORT int __open64_2(const char *path, int flags)
 {
 	bool creating = before(AT_FDCWD, path, flags);
-	return opened_at(sfs_real.__open64_2(path, flags), flags, AT_FDCWD, path, creating);
+	int fd = SFS_FD_RETRY(int, -1, sfs_real.__open64_2(path, flags));
+	return opened_at(fd, flags, AT_FDCWD, path, creating);
 }
 
 SFS_EXPORT int __openat_2(int dirfd, const char *path, int flags)
 {
 	bool creating = before(dirfd, path, flags);
-	return opened_at(sfs_real.__openat_2(dirfd, path, flags), flags, dirfd, path, creating);
+	int fd = SFS_FD_RETRY(int, -1, sfs_real.__openat_2(dirfd, path, flags));
+	return opened_at(fd, flags, dirfd, path, creating);
 }
 
 SFS_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 {
 	bool creating = before(dirfd, path, flags);
-	return opened_at(sfs_real.__openat64_2(dirfd, path, flags), flags, dirfd, path, creating);
+	int fd = SFS_FD_RETRY(int, -1, sfs_real.__openat64_2(dirfd, path, flags));
+	return opened_at(fd, flags, dirfd, path, creating);
 }
 
 SFS_EXPORT int creat(const char *path, mode_t mode)
 {
 	bool creating = before(AT_FDCWD, path, O_CREAT | O_TRUNC);
-	return opened_at(sfs_real.creat(path, mode), O_CREAT | O_WRONLY | O_TRUNC, AT_FDCWD, path, creating);
+	int fd = SFS_FD_RETRY(int, -1, sfs_real.creat(path, mode));
+	return opened_at(fd, O_CREAT | O_WRONLY | O_TRUNC, AT_FDCWD, path, creating);
 }
 
 SFS_EXPORT int creat64(const char *path, mode_t mode)
 {
 	bool creating = before(AT_FDCWD, path, O_CREAT | O_TRUNC);
-	return opened_at(sfs_real.creat64(path, mode), O_CREAT | O_WRONLY | O_TRUNC, AT_FDCWD, path, creating);
+	int fd = SFS_FD_RETRY(int, -1, sfs_real.creat64(path, mode));
+	return opened_at(fd, O_CREAT | O_WRONLY | O_TRUNC, AT_FDCWD, path, creating);
 }
 
 /* mkstemp and friends create and open through glibc's internal open: the

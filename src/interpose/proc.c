@@ -10,8 +10,12 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <sys/syscall.h>
+
+#include "../fs/flush.h"
 #include "../fs/process.h"
 #include "../oplog/oplog.h"
+#include "../util/threads.h"
 #include "wrap.h"
 
 /* vfork's child borrows the parent's memory, so the library's wrappers in
@@ -23,11 +27,45 @@ SFS_EXPORT pid_t vfork(void)
 	return sfs_real.fork();
 }
 
+/* Leaving without exit(): staged appends go into their files first (the
+ * kernel's page cache would hold them). exit() itself calls glibc's own
+ * _exit, not this one, after the library's destructor. */
+static _Noreturn void leave(void (*real)(int), int status)
+{
+	if (sfs_initialized())
+		sfs_flush_before_exit();
+	if (real)
+		real(status);
+	for (;;)
+		sfs_real.syscall(SYS_exit_group, status);
+}
+
+SFS_EXPORT _Noreturn void _exit(int status)
+{
+	leave(sfs_real._exit, status);
+}
+
+SFS_EXPORT _Noreturn void _Exit(int status)
+{
+	leave(sfs_real._Exit, status);
+}
+
+/* The main thread leaving before the others: the process ends with its
+ * last thread, which the library's own threads must not outlive. */
+SFS_EXPORT _Noreturn void pthread_exit(void *ret)
+{
+	if (sfs_initialized() && sfs_g.active && getpid() == (pid_t)syscall(SYS_gettid))
+		sfs_main_thread_exiting();
+	sfs_real.pthread_exit(ret);
+	for (;;)
+		sfs_real.syscall(SYS_exit, 0);
+}
+
 static void before_exec(void)
 {
 	if (sfs_active()) {
 		uint64_t t0 = sfs_stat_start();
-		sfs_prepare_share();
+		sfs_prepare_share(false);
 		sfs_oplog_close(false); /* the new program starts its own log */
 		sfs_stat_call_end(SFS_CALL_exec, t0, 0, true);
 		sfs_print_stats("exec");
@@ -131,48 +169,35 @@ SFS_EXPORT int execle(const char *path, const char *arg0, ...)
 	return r;
 }
 
-/* After a spawn the child holds copies of every descriptor without
- * FD_CLOEXEC, and file actions may dup any descriptor into it. */
-static void after_spawn(bool any_fd)
-{
-	if (sfs_g.active)
-		sfs_demote_fds(!any_fd);
-}
-
+/* The child of a spawn holds copies of every descriptor without
+ * FD_CLOEXEC, and file actions may dup any descriptor into it: those files
+ * are demoted before it starts (process.h). */
 SFS_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
 			   const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	sfs_init();
-	sfs_prepare_share();
-	int r = sfs_real.posix_spawn(pid, path, fa, attr, argv, envp);
-	after_spawn(fa != NULL);
-	return r;
+	sfs_prepare_share(fa == NULL);
+	return sfs_real.posix_spawn(pid, path, fa, attr, argv, envp);
 }
 
 SFS_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
 			    const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	sfs_init();
-	sfs_prepare_share();
-	int r = sfs_real.posix_spawnp(pid, file, fa, attr, argv, envp);
-	after_spawn(fa != NULL);
-	return r;
+	sfs_prepare_share(fa == NULL);
+	return sfs_real.posix_spawnp(pid, file, fa, attr, argv, envp);
 }
 
 SFS_EXPORT int system(const char *cmd)
 {
 	sfs_init();
-	sfs_prepare_share();
-	int r = sfs_real.system(cmd);
-	after_spawn(false);
-	return r;
+	sfs_prepare_share(true);
+	return sfs_real.system(cmd);
 }
 
 SFS_EXPORT FILE *popen(const char *cmd, const char *mode)
 {
 	sfs_init();
-	sfs_prepare_share();
-	FILE *r = sfs_real.popen(cmd, mode);
-	after_spawn(false);
-	return r;
+	sfs_prepare_share(true);
+	return sfs_real.popen(cmd, mode);
 }

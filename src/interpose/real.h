@@ -12,6 +12,7 @@
 #include <spawn.h>
 #include <stdio.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/time.h>
@@ -74,6 +75,17 @@
 	X(int, fcntl, (int, int, ...))                                                             \
 	X(int, fcntl64, (int, int, ...))                                                           \
 	X(int, lockf, (int, int, off_t))                                                           \
+	X(int, flock, (int, int))                                                                  \
+	X(int, pipe, (int[2]))                                                                     \
+	X(int, pipe2, (int[2], int))                                                               \
+	X(int, socket, (int, int, int))                                                            \
+	X(int, socketpair, (int, int, int, int[2]))                                                \
+	X(int, accept, (int, struct sockaddr *, socklen_t *))                                      \
+	X(int, accept4, (int, struct sockaddr *, socklen_t *, int))                                \
+	X(DIR *, opendir, (const char *))                                                          \
+	X(void, _exit, (int))                                                                      \
+	X(void, pthread_exit, (void *))                                                            \
+	X(void, _Exit, (int))                                                                      \
 	X(int, lockf64, (int, int, off_t))                                                         \
 	X(int, fstat, (int, struct stat *))                                                        \
 	X(int, fstat64, (int, struct stat64 *))                                                    \

@@ -70,7 +70,8 @@ SFS_EXPORT ssize_t write(int fd, const void *buf, size_t n)
 	if (!f)
 		return sfs_kernel_wrote(fd, sfs_real.write(fd, buf, n));
 	uint64_t t0 = sfs_stat_start();
-	SFS_FINISH(f, SFS_CALL_write, t0, sfs_file_write(f, buf, n), sfs_kernel_wrote(fd, sfs_real.write(fd, buf, n)));
+	SFS_FINISH(f, SFS_CALL_write, t0, sfs_file_write(f, buf, n),
+		   sfs_kernel_wrote(fd, sfs_real.write(fd, buf, n)));
 }
 
 SFS_EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)

@@ -39,8 +39,12 @@ static int ftruncate_impl(int (*real)(int, off_t), int fd, off_t len)
 	if (!f)
 		return (int)sfs_kernel_wrote(fd, real(fd, len));
 	uint64_t t0 = sfs_stat_start();
-	SFS_FINISH(f, SFS_CALL_truncate, t0, sfs_inode_truncate(f->inode, fd, NULL, len),
-		   (int)sfs_kernel_wrote(fd, real(fd, len)));
+	/* The kernel's open file may be shared with a writable open
+	 * (inode.h): the application's own access mode decides, as
+	 * do_sys_ftruncate does (EINVAL, after EBADF and the length). */
+	long r = len < 0 ? -EINVAL : !sfs_file_writable(f) ? -EINVAL
+				   : sfs_inode_truncate(f->inode, fd, NULL, len);
+	SFS_FINISH(f, SFS_CALL_truncate, t0, r, (int)sfs_kernel_wrote(fd, real(fd, len)));
 }
 
 SFS_EXPORT int ftruncate(int fd, off_t len)
@@ -82,7 +86,6 @@ static long truncate_logged(const char *path, off_t len)
 static int truncate_impl(int (*real)(const char *, off_t), const char *path, off_t len)
 {
 	struct stat st;
-	sfs_prepare_truncate(AT_FDCWD, path, O_TRUNC);
 	/* This process may stage data for the file, or (sync, strict) hold log
 	 * records of it: then the library truncates it (sfs_inode_truncate). */
 	bool mine = sfs_active() && (sfs_inode_staged_count() > 0 || sfs_metasync_on()) &&
@@ -123,6 +126,12 @@ static int fallocate_impl(int (*real)(int, int, off_t, off_t), int fd, int mode,
 	struct sfs_kview kv;
 	sfs_init();
 	sfs_kview_begin(&kv, fd, false);
+	if (kv.f && !sfs_file_writable(kv.f) && off >= 0 && len > 0) {
+		/* The application's access mode, not the shared open file's. */
+		sfs_kview_end(&kv);
+		errno = EBADF;
+		return -1;
+	}
 	int r = (int)sfs_kernel_wrote(fd, real(fd, mode, off, len));
 	sfs_kview_end(&kv);
 	return r;
@@ -147,6 +156,10 @@ static int posix_fallocate_impl(int (*real)(int, off_t, off_t), int fd, off_t of
 		return EBADF; /* an error number, not errno */
 	struct sfs_kview kv;
 	sfs_kview_begin(&kv, fd, false);
+	if (kv.f && !sfs_file_writable(kv.f) && off >= 0 && len > 0) {
+		sfs_kview_end(&kv);
+		return EBADF;
+	}
 	int r = real(fd, off, len);
 	if (r == 0) {
 		int saved = errno;

@@ -7,6 +7,7 @@
 #include <sys/sysmacros.h>
 
 #include "../fs/inode.h"
+#include "../fs/lease.h"
 #include "wrap.h"
 
 /* The logical size and last write time of (dev, ino) if it has staged
@@ -18,7 +19,7 @@ static bool staged(dev_t dev, ino_t ino, int64_t *size, int64_t *mtime_ns)
 	struct sfs_inode *in = sfs_inode_find(dev, ino);
 	if (!in)
 		return false;
-	bool yes = atomic_load(&in->staged) && !sfs_inode_contended(in);
+	bool yes = sfs_inode_leased(in) && atomic_load(&in->staged);
 	*size = atomic_load(&in->size);
 	*mtime_ns = atomic_load(&in->staged_mtime);
 	sfs_inode_put(in);

@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* stdio. glibc's FILE functions reach the kernel through internal calls no
- * interposer sees. A file opened by stdio for writing, or a managed
- * descriptor handed to fdopen, is relinked and left to the kernel (demoted)
- * for as long as this process runs; a file fopen'ed read-only is relinked
- * first and stays managed. */
+ * interposer sees, on an open file of their own: the kernel serves it. A
+ * managed descriptor handed to fdopen is left to the kernel (demoted). */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
@@ -23,57 +21,30 @@ static int mode_flags(const char *mode)
 	return O_CREAT | (strchr(mode, 'x') ? O_EXCL : 0) | O_WRONLY;
 }
 
-/* Before fopen: the open may truncate ("w"), so staged data of that file
- * must reach the kernel first, or a later relink would resurrect it.
- * Returns whether the open will create the file, when that must be made
- * durable (sync and strict modes). */
+/* Before fopen: whether the open will create the file, when that must be
+ * made durable (sync and strict modes). Staged data of the file needs no
+ * care here: stdio's open is a second open file of it, which breaks this
+ * process's lease (the window relinked) and keeps the library on the
+ * kernel's path for that file while the stream is open (lease.h). */
 static bool before_open(const char *path, const char *mode)
 {
-	struct stat st;
 	sfs_init();
-	bool creating = sfs_metasync_on() && sfs_metasync_will_create(AT_FDCWD, path,
-								       mode_flags(mode));
-	if (!sfs_active() || sfs_inode_staged_count() == 0 || sfs_real.stat(path, &st) != 0)
-		return creating;
-	struct sfs_inode *in = sfs_inode_find(st.st_dev, st.st_ino);
-	if (in) {
-		sfs_inode_flush(in, SFS_FLUSH_VISIBLE);
-		sfs_inode_put(in);
-	}
-	return creating;
+	return sfs_metasync_on() && sfs_metasync_will_create(AT_FDCWD, path, mode_flags(mode));
 }
 
-/* A read-only stream ("r", "rb", no "+") reads what the kernel file holds,
- * as another process would (before_open relinked it); it cannot write
- * around the library's staging, so the file stays managed. */
-static bool read_only(const char *mode)
-{
-	return mode && mode[0] == 'r' && !strchr(mode, '+');
-}
-
-/* The FILE's descriptor now belongs to stdio: the kernel serves its file. */
+/* In sync and strict modes a stream that writes makes its data durable at
+ * fflush and fclose (stdio's writes reach the kernel unseen). */
 static FILE *handed_to_stdio(FILE *fp, const char *mode)
 {
-	if (!fp || !sfs_g.active || read_only(mode))
+	bool reads_only = mode && mode[0] == 'r' && !strchr(mode, '+');
+	if (!fp || !sfs_g.active || !sfs_metasync_on() || reads_only)
 		return fp;
-	uint64_t t0 = sfs_stat_start();
 	int saved = errno;
 	struct stat st;
 	int fd = fileno(fp);
 	if (fd >= 0 && sfs_real.fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	    st.st_dev == sfs_g.root_dev) {
-		struct sfs_inode *in = sfs_inode_find(st.st_dev, st.st_ino);
-		if (in) {
-			sfs_demote_inode(in);
-			sfs_inode_put(in);
-		}
-		sfs_demoted_add(st.st_dev, st.st_ino);
-		/* In sync and strict modes fflush and fclose make its data
-		 * durable (stdio's writes reach the kernel unseen). */
-		if (sfs_metasync_on())
-			sfs_fd_set_dsync(fd, true);
-		sfs_stat_call_end(SFS_CALL_stdio, t0, 0, true);
-	}
+	    st.st_dev == sfs_g.root_dev)
+		sfs_fd_set_dsync(fd, true);
 	errno = saved;
 	return fp;
 }
@@ -96,13 +67,14 @@ static FILE *opened(FILE *fp, const char *mode, const char *path, bool creating)
 SFS_EXPORT FILE *fopen(const char *path, const char *mode)
 {
 	bool creating = before_open(path, mode);
-	return opened(sfs_real.fopen(path, mode), mode, path, creating);
+	return opened(SFS_FD_RETRY(FILE *, NULL, sfs_real.fopen(path, mode)), mode, path, creating);
 }
 
 SFS_EXPORT FILE *fopen64(const char *path, const char *mode)
 {
 	bool creating = before_open(path, mode);
-	return opened(sfs_real.fopen64(path, mode), mode, path, creating);
+	FILE *fp = SFS_FD_RETRY(FILE *, NULL, sfs_real.fopen64(path, mode));
+	return opened(fp, mode, path, creating);
 }
 
 SFS_EXPORT FILE *freopen(const char *path, const char *mode, FILE *stream)
@@ -120,13 +92,9 @@ SFS_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *stream)
 SFS_EXPORT FILE *fdopen(int fd, const char *mode)
 {
 	SFS_HIDE_INTERNAL(fd, NULL);
-	struct sfs_file *f = sfs_wrap_file(fd);
-	if (f) {
-		sfs_demote_inode(f->inode);
-		sfs_file_put(f);
-	}
-	/* The stream shares fd's kernel offset: even a read-only one. */
-	return handed_to_stdio(sfs_real.fdopen(fd, mode), "w");
+	if (sfs_active())
+		sfs_demote_fd(fd); /* the stream uses fd's open file and offset */
+	return handed_to_stdio(sfs_real.fdopen(fd, mode), mode);
 }
 
 /* A stream on a descriptor marked SFS_FD_DSYNC: its buffered data durable

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <sys/uio.h>
 
+#include "../fs/process.h"
 #include "wrap.h"
 
 SFS_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
@@ -90,16 +91,13 @@ SFS_EXPORT ssize_t pwritev64(int fd, const struct iovec *iov, int cnt, off_t off
 }
 
 /* A v2 call with RWF_* flags the library does not serve (-ENOTSUP) goes to
- * the kernel, on a complete kernel view of the file. */
+ * the kernel, which then serves the file (process.h). */
 #define V2_KERNEL(r, call)                                                                         \
 	do {                                                                                       \
 		if ((r) == -ENOTSUP) {                                                             \
-			struct sfs_kview kv;                                                       \
-			sfs_file_put(f);                                                           \
-			sfs_kview_begin(&kv, fd, off == -1);                                       \
-			ssize_t r_ = call;                                                         \
-			sfs_kview_end(&kv);                                                        \
-			return r_;                                                                 \
+			sfs_demote_inode(f->inode);                                                \
+			sfs_wrap_put(f);                                                           \
+			return call;                                                               \
 		}                                                                                  \
 	} while (0)
 
@@ -136,7 +134,8 @@ SFS_EXPORT ssize_t pwritev2(int fd, const struct iovec *iov, int cnt, off_t off,
 	uint64_t t0 = sfs_stat_start();
 	long r = writev_at(f, iov, cnt, off, rwf, true);
 	V2_KERNEL(r, sfs_kernel_wrote(fd, sfs_real.pwritev2(fd, iov, cnt, off, rwf)));
-	SFS_FINISH(f, SFS_CALL_writev, t0, r, sfs_kernel_wrote(fd, sfs_real.pwritev2(fd, iov, cnt, off, rwf)));
+	SFS_FINISH(f, SFS_CALL_writev, t0, r,
+		   sfs_kernel_wrote(fd, sfs_real.pwritev2(fd, iov, cnt, off, rwf)));
 }
 
 SFS_EXPORT ssize_t pwritev64v2(int fd, const struct iovec *iov, int cnt, off_t off, int rwf)
@@ -148,5 +147,6 @@ SFS_EXPORT ssize_t pwritev64v2(int fd, const struct iovec *iov, int cnt, off_t o
 	uint64_t t0 = sfs_stat_start();
 	long r = writev_at(f, iov, cnt, off, rwf, true);
 	V2_KERNEL(r, sfs_kernel_wrote(fd, sfs_real.pwritev64v2(fd, iov, cnt, off, rwf)));
-	SFS_FINISH(f, SFS_CALL_writev, t0, r, sfs_kernel_wrote(fd, sfs_real.pwritev64v2(fd, iov, cnt, off, rwf)));
+	SFS_FINISH(f, SFS_CALL_writev, t0, r,
+		   sfs_kernel_wrote(fd, sfs_real.pwritev64v2(fd, iov, cnt, off, rwf)));
 }

@@ -14,6 +14,7 @@
 #include "../fs/metasync.h"
 #include "../init.h"
 #include "../util/compiler.h"
+#include "../util/signals.h"
 #include "../util/stats.h"
 #include "real.h"
 
@@ -37,16 +38,34 @@ static inline long sfs_ret(long r)
 		}                                                                                  \
 	} while (0)
 
-/* The managed file at fd, with a reference, or NULL: pass through. */
+/* The managed file at fd, with a reference, or NULL: pass through. A
+ * managed call is one critical section (util/signals.h), from here to
+ * sfs_wrap_put: an application's handler that interrupts it runs after it,
+ * as a handler never runs inside the kernel's write. Without it, a handler
+ * that writes could enter the library between two of its steps (an append's
+ * offset and its copy) or inside a malloc the call made. */
 static inline struct sfs_file *sfs_wrap_file(int fd)
 {
-	return sfs_active() ? sfs_fd_get(fd) : NULL;
+	if (!sfs_active())
+		return NULL;
+	sfs_busy_enter();
+	struct sfs_file *f = sfs_fd_get(fd);
+	if (!f)
+		sfs_busy_exit();
+	return f;
+}
+
+/* Releases a file sfs_wrap_file returned, and ends its critical section. */
+static inline void sfs_wrap_put(struct sfs_file *f)
+{
+	sfs_file_put(f);
+	sfs_busy_exit();
 }
 
 /* Ends a managed call: releases the file, counts it, converts the result. */
 static inline long sfs_wrap_done(struct sfs_file *f, enum sfs_call c, uint64_t t0, long r)
 {
-	sfs_file_put(f);
+	sfs_wrap_put(f);
 	sfs_stat_call_end(c, t0, r > 0 ? (uint64_t)r : 0, false);
 	return sfs_ret(r);
 }
@@ -93,7 +112,7 @@ static inline long sfs_kernel_wrote(int fd, long r)
 	do {                                                                                       \
 		long r_ = (result);                                                                \
 		if (r_ == SFS_E_KERNEL) {                                                          \
-			sfs_file_put(f);                                                           \
+			sfs_wrap_put(f);                                                           \
 			return kernel_call;                                                        \
 		}                                                                                  \
 		return sfs_wrap_done(f, call_id, t0, r_);                                          \

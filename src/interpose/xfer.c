@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <stdarg.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/sendfile.h>
 #include <sys/syscall.h>
@@ -17,20 +18,25 @@
 
 #include "../fs/flush.h"
 #include "../fs/inode.h"
+#include "../fs/process.h"
 #include "wrap.h"
+
+/* The kernel serves these on the application's open files (their access
+ * modes, O_APPEND, offsets all matter): the files are left to it first. */
+static void both_to_kernel(int in, int out)
+{
+	sfs_demote_fd(in);
+	sfs_demote_fd(out);
+}
 
 static ssize_t sendfile_impl(ssize_t (*real)(int, int, off_t *, size_t), int out, int in,
 			     off_t *off, size_t n)
 {
-	struct sfs_kview kin, kout;
 	sfs_init();
 	SFS_HIDE_INTERNAL(in, -1);
 	SFS_HIDE_INTERNAL(out, -1);
-	sfs_kview_begin2(&kin, in, off == NULL, &kout, out, true);
-	ssize_t r = sfs_kernel_wrote(out, real(out, in, off, n));
-	sfs_kview_end(&kout);
-	sfs_kview_end(&kin);
-	return r;
+	both_to_kernel(in, out);
+	return sfs_kernel_wrote(out, real(out, in, off, n));
 }
 
 SFS_EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t n)
@@ -48,29 +54,21 @@ SFS_EXPORT ssize_t sendfile64(int out, int in, off_t *off, size_t n)
 SFS_EXPORT ssize_t copy_file_range(int in, off_t *inoff, int out, off_t *outoff, size_t n,
 				   unsigned int flags)
 {
-	struct sfs_kview kin, kout;
 	sfs_init();
 	SFS_HIDE_INTERNAL(in, -1);
 	SFS_HIDE_INTERNAL(out, -1);
-	sfs_kview_begin2(&kin, in, inoff == NULL, &kout, out, outoff == NULL);
-	ssize_t r = sfs_kernel_wrote(out, sfs_real.copy_file_range(in, inoff, out, outoff, n, flags));
-	sfs_kview_end(&kout);
-	sfs_kview_end(&kin);
-	return r;
+	both_to_kernel(in, out);
+	return sfs_kernel_wrote(out, sfs_real.copy_file_range(in, inoff, out, outoff, n, flags));
 }
 
 SFS_EXPORT ssize_t splice(int in, off_t *inoff, int out, off_t *outoff, size_t n,
 			  unsigned int flags)
 {
-	struct sfs_kview kin, kout;
 	sfs_init();
 	SFS_HIDE_INTERNAL(in, -1);
 	SFS_HIDE_INTERNAL(out, -1);
-	sfs_kview_begin2(&kin, in, inoff == NULL, &kout, out, outoff == NULL);
-	ssize_t r = sfs_kernel_wrote(out, sfs_real.splice(in, inoff, out, outoff, n, flags));
-	sfs_kview_end(&kout);
-	sfs_kview_end(&kin);
-	return r;
+	both_to_kernel(in, out);
+	return sfs_kernel_wrote(out, sfs_real.splice(in, inoff, out, outoff, n, flags));
 }
 
 /* Ioctls that read another file's blocks (clone, dedupe, exchange): every
@@ -238,6 +236,10 @@ SFS_EXPORT long syscall(long nr, ...)
 				 (int)a[3]);
 	case SYS_syncfs:
 		return syncfs((int)a[0]);
+	case SYS_flock:
+		return flock((int)a[0], (int)a[1]);
+	case SYS_exit_group:
+		_exit((int)a[0]);
 	case SYS_fstat:
 		if (!a[1])
 			break;

@@ -2,12 +2,22 @@
 /* The operation log's on-media format (sync and strict modes).
  *
  * A log is a file in <root>/.splitfs, one per process, pre-allocated and
- * zero-filled (so a synchronous write into it needs no metadata change).
- * Little-endian, 64-byte units:
+ * zero-filled (so a synchronous write into it needs no metadata change),
+ * owned by its process's user, mode 0600, named log.<pid>.<ns> only once it
+ * is locked (flock) and has its header. Little-endian, 64-byte units:
  *
- *   offset 0     the header record (op SFS_LOG_HEADER): magic, generation
- *   offset 64..  records: a 64-byte entry, then its payload padded to 64
+ *   offset 0     the header record (op SFS_LOG_HEADER): magic, generation,
+ *                and as payload the boot and mount it was written on
+ *                (struct sfs_log_ident)
+ *   offset 4096  the strict mode's writes in flight (struct sfs_log_inflight,
+ *                plain stores through a mapping, never synced)
+ *   offset 8192  records: a 64-byte entry, then its payload padded to 64
  *
+ * Recovery on the same mount (boot and mount ids equal) knows every write
+ * that returned is in the page cache already (the process died, not the
+ * machine): it replays only the strict writes that were in flight, whose
+ * application a kill may have cut short. After a crash (another boot, or
+ * the file system shut down and mounted again) it replays every record.
  * Every record carries the log's generation; a checkpoint makes every file
  * complete and durable, then rewrites the header with the next generation,
  * which kills all older records at once (the file is reused from offset 64,
@@ -27,18 +37,23 @@
  *   TRUNCATE  file, off = the new size.
  *   COMMIT    file: everything logged for it before this record is in the
  *             file itself, durably (after a per-file checkpoint); replay
- *             skips it. Written by the owner, or by another process that
- *             took the file over (the registry tells it where the log is). */
+ *             skips it. Written by the owner (when the file leaves it:
+ *             closed, its lease broken, checkpointed). */
 #ifndef SFS_OPLOG_FORMAT_H
 #define SFS_OPLOG_FORMAT_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "../util/compiler.h"
 
-#define SFS_LOG_MAGIC 0x31474f4c53465353ull /* "SSFSLOG1" */
+#define SFS_LOG_MAGIC_V1 0x31474f4c53465353ull /* "SSFSLOG1": records at 64, no ident */
+#define SFS_LOG_MAGIC 0x32474f4c53465353ull    /* "SSFSLOG2" */
 #define SFS_LOG_UNIT 64
+#define SFS_LOG_INFLIGHT_OFF 4096
+#define SFS_LOG_INFLIGHT_SLOTS 128
+#define SFS_LOG_RECORDS_OFF 8192
 
 enum sfs_log_op {
 	SFS_LOG_HEADER = 1,
@@ -70,6 +85,29 @@ static_assert(offsetof(struct sfs_log_entry, gen) == 16, "entry layout");
 static_assert(offsetof(struct sfs_log_entry, seq) == 24, "entry layout");
 static_assert(offsetof(struct sfs_log_entry, off) == 32, "entry layout");
 static_assert(offsetof(struct sfs_log_entry, arg) == 40, "entry layout");
+
+/* The header's payload: where the log was written. */
+struct sfs_log_ident {
+	uint8_t boot_id[16];
+	uint64_t mnt_id;
+	uint64_t spare[5];
+};
+static_assert(sizeof(struct sfs_log_ident) == SFS_LOG_UNIT, "the ident is one unit");
+
+/* A strict write being applied to its file: its record's generation and
+ * number, and when it started (CLOCK_REALTIME ns). */
+enum { SFS_INFLIGHT_IDLE = 0, SFS_INFLIGHT_CLAIMED = 1, SFS_INFLIGHT_APPLYING = 2 };
+struct sfs_log_inflight {
+	_Atomic uint32_t state;
+	uint32_t file;
+	uint64_t gen;
+	uint64_t seq;
+	int64_t started_ns;
+};
+static_assert(sizeof(struct sfs_log_inflight) == 32, "in-flight slot layout");
+static_assert(SFS_LOG_INFLIGHT_SLOTS * sizeof(struct sfs_log_inflight) <=
+		      SFS_LOG_RECORDS_OFF - SFS_LOG_INFLIGHT_OFF,
+	      "the in-flight table fits its page");
 
 /* Bytes a record takes in the log. */
 static inline uint64_t sfs_log_record_len(uint32_t payload)

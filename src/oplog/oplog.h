@@ -10,7 +10,8 @@
  *
  * A checkpoint (when the log is full, and at exit) fsyncs every file the
  * log covers and starts a new generation. A file leaving the process (last
- * close, shared with another process) is fsynced and gets a COMMIT record,
+ * close, its lease broken by another process's open) is fsynced and gets a
+ * COMMIT record,
  * so replay never rewrites it with data that is older than what another
  * process may write to it later.
  *
@@ -33,6 +34,10 @@ bool sfs_oplog_on(void);
  * files beside it are DAX too, and so is their mapping). */
 bool sfs_oplog_dax(void);
 
+/* 0 when the log can take records; otherwise why not (it could not be
+ * made, the process is exiting: -ENOTSUP). */
+int sfs_oplog_ready(void);
+
 /* Logs a write of iov (n bytes) at off; size_after is the file's size after
  * it. Durable on return. Caller holds the inode lock and calls
  * sfs_oplog_done once the write is applied. -E2BIG: larger than the log. */
@@ -51,10 +56,5 @@ void sfs_oplog_close(bool final);
 
 /* A forked child: the parent's log is not its own. */
 void sfs_oplog_reset_child(void);
-
-/* Another process took over a file this log may hold records for
- * (registry.c): append a COMMIT record for it to that process's log.
- * The caller made the file durable first. */
-int sfs_oplog_commit_other(int slot, uint32_t file, int32_t owner);
 
 #endif

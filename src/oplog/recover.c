@@ -17,27 +17,83 @@
 
 #include "format.h"
 
+#ifndef STATX_MNT_ID_UNIQUE
+#define STATX_MNT_ID_UNIQUE 0x00004000U
+#endif
+#ifndef STATX_MNT_ID
+#define STATX_MNT_ID 0x00001000U
+#endif
+
+/* The largest log recovery reads (SPLITFS_LOG_SIZE's upper bound). */
+#define LOG_MAX (16ull << 30)
+
+/* A strict write in flight on the same mount is replayed unless its file
+ * changed more than this after the write began (a later change by
+ * someone else is never written over; the write itself takes less). */
+#define INFLIGHT_SLACK_NS (1000ll * 1000 * 1000)
+
+static int hexval(int c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+int sfs_mount_instance(const struct sfs_sys *sys, int dirfd, uint8_t boot_id[16],
+		       uint64_t *mnt_id)
+{
+	memset(boot_id, 0, 16);
+	int fd = sys->open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	char text[64];
+	ssize_t n = sys->pread(fd, text, sizeof(text) - 1, 0);
+	sys->close(fd);
+	if (n <= 0)
+		return -EIO;
+	text[n] = '\0';
+	int k = 0;
+	for (char *p = text; *p && k < 32; p++) {
+		int v = hexval(*p);
+		if (v < 0)
+			continue;
+		boot_id[k / 2] = (uint8_t)(boot_id[k / 2] << 4 | v);
+		k++;
+	}
+	/* The unique mount id (Linux 6.8) is never reused; the old one may be
+	 * after an unmount, but not while the file system stays mounted. */
+	struct statx stx;
+	memset(&stx, 0, sizeof(stx));
+	if (sys->statx(dirfd, "", AT_EMPTY_PATH, STATX_MNT_ID_UNIQUE | STATX_MNT_ID, &stx) != 0)
+		return -errno;
+	*mnt_id = stx.stx_mnt_id;
+	return 0;
+}
+
 /* What replay knows of one file id. */
 struct rfile {
 	uint32_t id;
-	uint64_t commit_seq;	  /* records up to here are in the file */
+	uint64_t commit_seq;		  /* records up to here are in the file */
 	const struct sfs_log_entry *bind; /* its FILE record */
-	int fd;			  /* opened on first use; -1 not yet, -2 not found */
+	int fd;				  /* opened on first use; -1 not yet, -2 not found */
 };
 
 struct replay {
-	const char *root;
-	const struct sfs_sys *sys;
-	int root_fd;
+	const struct sfs_recover_env *env;
+	uid_t log_uid;
 	struct sfs_recovery *rep;
 	struct rfile *files;
 	size_t nfiles, cap;
+	/* Same mount: only these records (strict writes in flight) go back. */
+	bool same_mount;
+	const struct sfs_log_inflight *inflight;
 };
 
 static void note(struct sfs_recovery *rep, const char *what, int err)
 {
-	if (!rep->first_error[0])
-		snprintf(rep->first_error, sizeof(rep->first_error), "%s: %s", what, strerror(err));
+	if (!rep->first_error[0]) {
+		int n = snprintf(rep->first_error, sizeof(rep->first_error), "%.120s", what);
+		snprintf(rep->first_error + n, sizeof(rep->first_error) - (size_t)n, ": %s",
+			 strerror(err));
+	}
 }
 
 static struct rfile *rfile(struct replay *r, uint32_t id, bool create)
@@ -59,31 +115,33 @@ static struct rfile *rfile(struct replay *r, uint32_t id, bool create)
 	return &r->files[r->nfiles++];
 }
 
-/* Opens the file a FILE record names: by handle, else by path if the inode
- * number and generation still match. */
+/* Opens the file a FILE record names, by handle, else by path, and checks
+ * it is the file bound then (inode, generation, this file system) and its
+ * owner may have written it (the log's user, or the log is root's). */
 static int open_bound(struct replay *r, const struct sfs_log_entry *b)
 {
+	const struct sfs_sys *sys = r->env->sys;
 	const unsigned char *p = (const unsigned char *)(b + 1);
 	const struct file_handle *h = (const struct file_handle *)p;
 	size_t hlen = sizeof(*h) + h->handle_bytes;
 	if (hlen > b->payload)
 		return -1;
 	const char *path = (const char *)p + hlen;
-	if (h->handle_bytes) {
-		int fd = open_by_handle_at(r->root_fd, (struct file_handle *)h, O_RDWR | O_CLOEXEC);
-		if (fd >= 0)
-			return fd;
-	}
-	if (!memchr(path, '\0', b->payload - hlen))
-		return -1;
-	int fd = r->sys->open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	int fd = -1;
+	if (h->handle_bytes && r->env->root_fd >= 0)
+		fd = open_by_handle_at(r->env->root_fd, (struct file_handle *)h,
+				       O_RDWR | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0 && memchr(path, '\0', b->payload - hlen) && path[0] == '/')
+		fd = sys->open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return -1;
 	struct stat st;
 	unsigned int igen = 0;
-	r->sys->ioctl(fd, FS_IOC_GETVERSION, &igen);
-	if (r->sys->fstat(fd, &st) != 0 || st.st_ino != (ino_t)b->off || (b->arg && igen != b->arg)) {
-		r->sys->close(fd); /* renamed, or the name now names another file */
+	sys->ioctl(fd, FS_IOC_GETVERSION, &igen);
+	if (sys->fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != r->env->root_dev ||
+	    st.st_ino != (ino_t)b->off || igen != (unsigned int)b->arg ||
+	    (r->log_uid != 0 && st.st_uid != r->log_uid)) {
+		sys->close(fd); /* renamed over, another file, not the log owner's */
 		return -1;
 	}
 	return fd;
@@ -95,6 +153,15 @@ static bool valid(const struct sfs_log_entry *e, uint64_t gen, uint64_t room)
 	       sfs_log_record_len(e->payload) <= room && e->crc == sfs_log_crc(e, e + 1);
 }
 
+/* An entry of this generation whose checksum fails: a record torn by the
+ * crash, or damaged since. Counted (skipped), never applied. */
+static bool corrupt(const struct sfs_log_entry *e, uint64_t gen, uint64_t room)
+{
+	return e->gen == gen && e->version == 1 && e->op >= SFS_LOG_FILE &&
+	       e->op <= SFS_LOG_COMMIT && sfs_log_record_len(e->payload) <= room &&
+	       e->crc != sfs_log_crc(e, e + 1);
+}
+
 static int by_seq(const void *a, const void *b)
 {
 	uint64_t x = (*(const struct sfs_log_entry *const *)a)->seq;
@@ -102,12 +169,30 @@ static int by_seq(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Applies one record. */
-static void apply(struct replay *r, const struct sfs_log_entry *e)
+/* Same mount: whether record e is a strict write that was in flight, and
+ * its file has not changed since the write began (then it goes back). */
+static bool in_flight(struct replay *r, const struct sfs_log_entry *e, int fd)
+{
+	for (int i = 0; i < SFS_LOG_INFLIGHT_SLOTS; i++) {
+		const struct sfs_log_inflight *s = &r->inflight[i];
+		if (atomic_load(&s->state) != SFS_INFLIGHT_APPLYING || s->gen != e->gen ||
+		    s->seq != e->seq)
+			continue;
+		struct stat st;
+		if (r->env->sys->fstat(fd, &st) != 0)
+			return false;
+		int64_t ctime = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
+		return ctime <= s->started_ns + INFLIGHT_SLACK_NS;
+	}
+	return false;
+}
+
+/* Opens the file of record e once; NULL when it cannot be. */
+static struct rfile *file_of(struct replay *r, const struct sfs_log_entry *e)
 {
 	struct rfile *f = rfile(r, e->file, false);
-	if (!f || !f->bind || e->seq <= f->commit_seq)
-		return;
+	if (!f || !f->bind)
+		return NULL;
 	if (f->fd == -1) {
 		f->fd = open_bound(r, f->bind);
 		if (f->fd < 0)
@@ -115,16 +200,33 @@ static void apply(struct replay *r, const struct sfs_log_entry *e)
 		else
 			r->rep->files++;
 	}
-	if (f->fd < 0) {
-		r->rep->skipped++;
+	return f->fd >= 0 ? f : NULL;
+}
+
+/* Applies one record. */
+static void apply(struct replay *r, const struct sfs_log_entry *e)
+{
+	struct rfile *known = rfile(r, e->file, false);
+	if (!known || !known->bind || e->seq <= known->commit_seq)
+		return;
+	struct rfile *f = file_of(r, e);
+	if (!f) {
+		/* Gone, or another file by now. After a crash its records are
+		 * lost (counted); on the same mount they were in its page
+		 * cache, which went with it. */
+		if (!r->same_mount)
+			r->rep->skipped++;
 		return;
 	}
+	if (r->same_mount && !in_flight(r, e, f->fd))
+		return; /* in the page cache already, or changed since */
+	const struct sfs_sys *sys = r->env->sys;
 	int rc = 0;
 	if (e->op == SFS_LOG_WRITE) {
 		const char *data = (const char *)(e + 1);
 		for (uint32_t done = 0; done < e->payload && rc == 0;) {
-			ssize_t w = r->sys->pwrite(f->fd, data + done, e->payload - done,
-						   (off_t)(e->off + done));
+			ssize_t w = sys->pwrite(f->fd, data + done, e->payload - done,
+						(off_t)(e->off + done));
 			if (w <= 0)
 				rc = w < 0 ? errno : EIO;
 			else
@@ -132,7 +234,7 @@ static void apply(struct replay *r, const struct sfs_log_entry *e)
 		}
 		r->rep->bytes += e->payload;
 	} else if (e->op == SFS_LOG_TRUNCATE) {
-		if (r->sys->ftruncate(f->fd, (off_t)e->off) != 0)
+		if (sys->ftruncate(f->fd, (off_t)e->off) != 0)
 			rc = errno;
 	}
 	if (rc)
@@ -146,9 +248,22 @@ static void apply(struct replay *r, const struct sfs_log_entry *e)
 static uint64_t replay_log(struct replay *r, const unsigned char *m, uint64_t len)
 {
 	const struct sfs_log_entry *h = (const void *)m;
-	if (len < SFS_LOG_UNIT || h->op != SFS_LOG_HEADER || h->off != SFS_LOG_MAGIC ||
-	    h->crc != sfs_log_crc(h, NULL))
+	if (len < SFS_LOG_RECORDS_OFF || h->op != SFS_LOG_HEADER)
 		return 0;
+	uint64_t first;
+	if (h->off == SFS_LOG_MAGIC && h->payload == sizeof(struct sfs_log_ident) &&
+	    h->crc == sfs_log_crc(h, h + 1)) {
+		const struct sfs_log_ident *id = (const void *)(h + 1);
+		r->same_mount = memcmp(id->boot_id, r->env->boot_id, 16) == 0 &&
+				id->mnt_id == r->env->mnt_id;
+		r->inflight = (const void *)(m + SFS_LOG_INFLIGHT_OFF);
+		first = SFS_LOG_RECORDS_OFF;
+	} else if (h->off == SFS_LOG_MAGIC_V1 && h->crc == sfs_log_crc(h, NULL)) {
+		r->same_mount = false; /* an older version's log: replayed whole */
+		first = SFS_LOG_UNIT;
+	} else {
+		return 0;
+	}
 	uint64_t gen = h->gen;
 	size_t n = 0, cap = 1024;
 	const struct sfs_log_entry **recs = malloc(cap * sizeof(*recs));
@@ -156,9 +271,11 @@ static uint64_t replay_log(struct replay *r, const unsigned char *m, uint64_t le
 	 * this generation (a torn one, a gap left by a thread that died before
 	 * writing its claimed space, an older generation) is stepped over 64
 	 * bytes at a time. */
-	for (uint64_t p = SFS_LOG_UNIT; recs && p + SFS_LOG_UNIT <= len;) {
+	for (uint64_t p = first; recs && p + SFS_LOG_UNIT <= len;) {
 		const struct sfs_log_entry *e = (const void *)(m + p);
 		if (!valid(e, gen, len - p)) {
+			if (corrupt(e, gen, len - p))
+				r->rep->skipped++;
 			p += SFS_LOG_UNIT;
 			continue;
 		}
@@ -187,11 +304,15 @@ static uint64_t replay_log(struct replay *r, const unsigned char *m, uint64_t le
 	for (size_t i = 0; i < n; i++)
 		if (recs[i]->op == SFS_LOG_WRITE || recs[i]->op == SFS_LOG_TRUNCATE)
 			apply(r, recs[i]);
+	/* Every file with live records durable before the records die (on the
+	 * same mount too: what the page cache holds would not survive a crash
+	 * once the log is gone). */
 	for (size_t i = 0; i < r->nfiles; i++) {
-		if (r->files[i].fd >= 0) {
-			if (r->sys->fsync(r->files[i].fd) != 0)
+		struct rfile *f = &r->files[i]; /* opened by apply: live records */
+		if (f->fd >= 0) {
+			if (r->env->sys->fsync(f->fd) != 0)
 				note(r->rep, "fsync", errno);
-			r->sys->close(r->files[i].fd);
+			r->env->sys->close(f->fd);
 		}
 	}
 	free(recs);
@@ -199,51 +320,104 @@ static uint64_t replay_log(struct replay *r, const unsigned char *m, uint64_t le
 	return gen;
 }
 
+void sfs_log_retire(const struct sfs_sys *sys, int dirfd, const char *name, const char *freed,
+		    uid_t uid)
+{
+	int scan = sys->openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = scan >= 0 ? fdopendir(scan) : NULL;
+	int kept = 0;
+	struct dirent *de;
+	while (d && (de = readdir(d)) != NULL) {
+		struct stat st;
+		if (strncmp(de->d_name, "log.free.", 9) == 0 &&
+		    sys->fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_uid == uid)
+			kept++;
+	}
+	if (d)
+		closedir(d);
+	else if (scan >= 0)
+		sys->close(scan);
+	if (kept < SFS_FREE_LOGS_KEPT)
+		sys->renameat(dirfd, name, dirfd, freed);
+	else
+		sys->unlinkat(dirfd, name, 0);
+}
+
+/* Whether fd may be a log of the caller's: a regular, private file with
+ * one link, owned by the caller (root recovering for all: anyone), of a
+ * sane size, allocated
+ * (a log is zero-filled when made; a sparse one is a plant, and reading it
+ * would cost a scan of nothing). */
+static bool trusted(const struct sfs_recover_env *env, const struct stat *st)
+{
+	return S_ISREG(st->st_mode) &&
+	       (st->st_uid == env->euid || (env->euid == 0 && env->all_users)) &&
+	       !(st->st_mode & 077) && st->st_nlink == 1 && st->st_size >= SFS_LOG_RECORDS_OFF &&
+	       (uint64_t)st->st_size <= LOG_MAX &&
+	       (uint64_t)st->st_blocks * 512 + (1 << 20) >= (uint64_t)st->st_size;
+}
+
 /* Replays the log named name in dirfd if its owner is dead, then kills its
  * records and renames it for reuse. */
 static void recover_one(struct replay *r, int dirfd, const char *name)
 {
-	int fd = r->sys->openat(dirfd, name, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	if (flock(fd, LOCK_EX | LOCK_NB) != 0) { /* its process is alive */
-		r->sys->close(fd);
+	const struct sfs_sys *sys = r->env->sys;
+	int fd = sys->openat(dirfd, name, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0) {
+		if (errno != ENOENT && errno != EACCES && errno != EPERM)
+			note(r->rep, name, errno); /* a read-only file system, ... */
 		return;
 	}
 	struct stat st;
-	void *m = MAP_FAILED;
-	if (r->sys->fstat(fd, &st) == 0 && st.st_size > 0)
-		m = r->sys->mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	if (sys->fstat(fd, &st) != 0 || !trusted(r->env, &st) ||
+	    sys->flock(fd, LOCK_EX | LOCK_NB) != 0) { /* another user's, or its process lives */
+		sys->close(fd);
+		return;
+	}
+	r->log_uid = st.st_uid;
+	void *m = sys->mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
 	if (m != MAP_FAILED) {
 		uint64_t gen = replay_log(r, m, (uint64_t)st.st_size);
 		munmap(m, (size_t)st.st_size);
 		r->rep->logs++;
 		/* The next generation kills every record; only then the log may
 		 * serve another process. */
-		struct sfs_log_entry h = {.op = SFS_LOG_HEADER, .version = 1, .gen = gen + 1,
-					  .off = SFS_LOG_MAGIC, .arg = (uint64_t)st.st_size};
-		h.crc = sfs_log_crc(&h, NULL);
-		if (r->sys->pwrite(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
-		    r->sys->fsync(fd) == 0) {
+		struct {
+			struct sfs_log_entry e;
+			struct sfs_log_ident id;
+		} h;
+		memset(&h, 0, sizeof(h));
+		h.e.op = SFS_LOG_HEADER;
+		h.e.version = 1;
+		h.e.payload = sizeof(h.id);
+		h.e.gen = gen + 1;
+		h.e.off = SFS_LOG_MAGIC;
+		h.e.arg = (uint64_t)st.st_size;
+		memcpy(h.id.boot_id, r->env->boot_id, 16);
+		h.id.mnt_id = r->env->mnt_id;
+		h.e.crc = sfs_log_crc(&h.e, &h.id);
+		if (sys->pwrite(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) && sys->fsync(fd) == 0) {
 			char freed[96];
 			snprintf(freed, sizeof(freed), "log.free.r%d.%s", (int)getpid(), name + 4);
-			r->sys->renameat(dirfd, name, dirfd, freed);
+			sfs_log_retire(sys, dirfd, name, freed, st.st_uid);
+		} else {
+			note(r->rep, name, errno);
 		}
 	}
-	r->sys->close(fd);
+	sys->close(fd);
 }
 
-int sfs_recover_dir(const char *root, const char *priv_dir, const struct sfs_sys *sys,
+int sfs_recover_dir(const struct sfs_recover_env *env, const char *priv_dir,
 		    struct sfs_recovery *rep)
 {
+	const struct sfs_sys *sys = env->sys;
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	memset(rep, 0, sizeof(*rep));
 	int dirfd = sys->open(priv_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0)
 		return errno == ENOENT ? 0 : -errno;
-	struct replay r = {.root = root, .sys = sys, .rep = rep};
-	r.root_fd = sys->open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct replay r = {.env = env, .rep = rep};
 	int scan = sys->dup(dirfd);
 	DIR *d = scan >= 0 ? fdopendir(scan) : NULL;
 	struct dirent *de;
@@ -252,8 +426,6 @@ int sfs_recover_dir(const char *root, const char *priv_dir, const struct sfs_sys
 			recover_one(&r, dirfd, de->d_name);
 	if (d)
 		closedir(d);
-	if (r.root_fd >= 0)
-		sys->close(r.root_fd);
 	sys->close(dirfd);
 	free(r.files);
 	clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -3,14 +3,23 @@
  * `splitfs recover` and by the library when it starts.
  *
  * A live process holds an flock on its log, so a log that can be locked
- * belongs to a dead process. Its valid records of the current generation
- * (format.h) are replayed in order, skipping each file's records up to its
+ * belongs to a dead process. Which records go back depends on how it died
+ * (format.h): on the same mount (the process died, the machine did not)
+ * every write that returned is in the page cache already, and only the
+ * strict-mode writes that were in flight are replayed, so that a killed
+ * write is whole; after a crash, its valid records of the current
+ * generation are replayed in order, skipping each file's records up to its
  * last COMMIT: WRITE is a pwrite at its offset, TRUNCATE an ftruncate, both
  * idempotent, so a recovery interrupted by another crash simply runs again.
- * Files are found by file handle (needs CAP_DAC_READ_SEARCH) or else by the
- * logged path, checked against the logged inode number and generation.
- * Every replayed file is fsynced, then the log's generation is bumped and
- * the log is kept for reuse ("log.free.*"). */
+ * Every file the log names is fsynced, then the log's generation is bumped
+ * and the log is kept for reuse ("log.free.*").
+ *
+ * Trust: a log is used only if it is a regular, private file of the
+ * caller's user (root's `splitfs recover` takes everyone's), not sparse,
+ * one link; a file it
+ * names must be on the managed file system, the very inode and generation
+ * bound (by file handle, needs CAP_DAC_READ_SEARCH, or by the logged path),
+ * and owned by the log's user (or the log is root's). */
 #ifndef SFS_OPLOG_RECOVER_H
 #define SFS_OPLOG_RECOVER_H
 
@@ -36,22 +45,55 @@ struct sfs_sys {
 	int (*fstat)(int, struct stat *);
 	void *(*mmap)(void *, size_t, int, int, int, off_t);
 	int (*dup)(int);
+	int (*unlinkat)(int, const char *, int);
+	int (*flock)(int, int);
+	int (*fallocate)(int, int, off_t, off_t);
+	int (*statx)(int, const char *, int, unsigned int, struct statx *);
+	int (*fstatat)(int, const char *, struct stat *, int);
 };
+
+/* Who recovers, on which mount. */
+struct sfs_recover_env {
+	const struct sfs_sys *sys;
+	uint8_t boot_id[16]; /* this boot */
+	uint64_t mnt_id;     /* this mount of the managed file system */
+	uid_t euid;	     /* whose logs and stores */
+	bool all_users;	     /* root's `splitfs recover`: every user's logs and
+				stores, each into that user's files */
+	dev_t root_dev;	     /* the managed file system */
+	int root_fd;	     /* a directory on it, O_RDONLY (file handles), or -1 */
+};
+
+/* Fills env's boot_id and mnt_id: this boot, and the mount of the file
+ * system that holds dirfd. 0 or -errno. */
+int sfs_mount_instance(const struct sfs_sys *sys, int dirfd, uint8_t boot_id[16],
+		       uint64_t *mnt_id);
 
 struct sfs_recovery {
 	unsigned logs;	      /* logs of dead processes replayed */
 	unsigned records;     /* records applied */
-	unsigned skipped;     /* records of files that could not be found */
+	unsigned skipped;     /* records not applied: torn or corrupt, their file gone */
+	unsigned stores;      /* staging stores of dead processes adopted */
+	uint64_t store_bytes; /* bytes they put into their files */
+	unsigned discarded;   /* stores of another mount (a crash) or a truncated file */
+	unsigned orphaned;    /* stores whose file changed since: kept as orphan.* */
 	uint64_t bytes;	      /* data bytes written back */
 	unsigned files;	      /* files written */
 	uint64_t ns;	      /* time taken */
 	char first_error[256];
 };
 
-/* Replays every dead process's log in priv_dir (<root>/.splitfs), whose
- * file system is mounted at root. Returns 0 or -errno (the report says
- * what was done either way). */
-int sfs_recover_dir(const char *root, const char *priv_dir, const struct sfs_sys *sys,
+/* A log whose records are dead becomes free for reuse (renamed to freed),
+ * unless its user keeps enough free logs already (then it goes): logs of
+ * sizes nobody asks for must not pile up. dirfd: an O_RDONLY directory. */
+#define SFS_FREE_LOGS_KEPT 4
+void sfs_log_retire(const struct sfs_sys *sys, int dirfd, const char *name, const char *freed,
+		    uid_t uid);
+
+/* Replays every dead process's log in priv_dir (<root>/.splitfs) the
+ * caller may. Returns 0 or -errno (the report says what was done either
+ * way; rep->first_error the first thing that could not be). */
+int sfs_recover_dir(const struct sfs_recover_env *env, const char *priv_dir,
 		    struct sfs_recovery *rep);
 
 #endif

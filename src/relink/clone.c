@@ -15,12 +15,13 @@ static int clone_commit(struct sfs_inode *in, int64_t base, int64_t size)
 		return -EOPNOTSUPP;
 	/* An unaligned length is accepted only when it ends at the source's
 	 * EOF: cut the staging file there. */
-	if (sfs_real.ftruncate(in->stage.fd, size) != 0)
+	int64_t send = sfs_stage_file_offset(&in->stage, size);
+	if (sfs_real.ftruncate(in->stage.fd, send) != 0)
 		return -errno;
-	in->stage.cap = size;
+	in->stage.cap = send;
 	struct file_clone_range r = {
 		.src_fd = in->stage.fd,
-		.src_offset = (__u64)base,
+		.src_offset = (__u64)sfs_stage_file_offset(&in->stage, base),
 		.src_length = (__u64)(size - base),
 		.dest_offset = (__u64)base,
 	};

@@ -21,33 +21,12 @@
 #define COPY_CHUNK (256 << 10)
 #define COPY_CHUNK_DAX (64 << 20)
 
-/* The end of the window's data piece starting at off (the next hole, or
- * size), or, if off is in a hole, -(the hole's end). */
-static int64_t piece_end(const struct sfs_inode *in, int64_t off, int64_t size)
-{
-	int64_t end = size;
-	for (int i = 0; i < in->nholes; i++) {
-		if (off >= in->holes[i].from && off < in->holes[i].to)
-			return -in->holes[i].to;
-		if (in->holes[i].from > off && in->holes[i].from < end)
-			end = in->holes[i].from;
-	}
-	return end;
-}
-
 static int copy_commit(struct sfs_inode *in, int64_t base, int64_t size)
 {
 	char bounce[4096];
 	int64_t chunk = sfs_inode_on_dax(in) ? COPY_CHUNK_DAX : COPY_CHUNK;
 	for (int64_t off = base; off < size;) {
-		/* Holes stay holes: the next write past them extends the file
-		 * over them as a write past EOF does. */
-		int64_t end = piece_end(in, off, size);
-		if (end < 0) {
-			off = -end;
-			continue;
-		}
-		size_t len = (size_t)SFS_MIN(end - off, chunk);
+		size_t len = (size_t)SFS_MIN(size - off, chunk);
 		const char *src = sfs_stage_peek(&in->stage, off, &len);
 		if (!src) {
 			len = SFS_MIN(len, sizeof(bounce));

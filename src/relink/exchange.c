@@ -31,13 +31,14 @@ static int exchange_commit(struct sfs_inode *in, int64_t base, int64_t size)
 	if (in->stage.kind != SFS_STAGE_FILE)
 		return -EOPNOTSUPP;
 	/* TO_EOF swaps the two sizes, so the staging file must end exactly
-	 * where the window does. */
-	if (sfs_real.ftruncate(in->stage.fd, size) != 0)
+	 * where the window does (its data sits past a header, stage.h). */
+	int64_t send = sfs_stage_file_offset(&in->stage, size);
+	if (sfs_real.ftruncate(in->stage.fd, send) != 0)
 		return -errno;
-	in->stage.cap = size;
+	in->stage.cap = send;
 	struct sfs_xfs_exchange_range x = {
 		.file1_fd = in->stage.fd,
-		.file1_offset = (__u64)base,
+		.file1_offset = (__u64)sfs_stage_file_offset(&in->stage, base),
 		.file2_offset = (__u64)base,
 		.length = (__u64)(size - base),
 		.flags = SFS_XFS_EXCHANGE_RANGE_TO_EOF,

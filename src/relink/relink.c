@@ -106,17 +106,21 @@ int sfs_relink(struct sfs_inode *in, bool durable)
 	if (in->stage.kind == SFS_STAGE_RING || (size - base <= CHEAP_COPY_MAX &&
 						 (!durable || sfs_g.opt.relink == SFS_RELINK_AUTO)))
 		ops = &sfs_relink_copy; /* a ring can only be copied */
-	if (ops != &sfs_relink_copy) {
-		/* Exchange and clone set the target's size: if someone outside
-		 * this process changed it, copying is the only safe move. */
-		struct stat st;
-		if (sfs_real.fstat(in->kfd, &st) == 0 && st.st_size != ksize) {
-			sfs_warn("file changed size outside this process while staged "
-				 "(%lld, expected %lld); copying", (long long)st.st_size,
-				 (long long)ksize);
-			ops = &sfs_relink_copy;
-		}
+	/* The lease keeps every other user out (lease.h), but the kernel
+	 * takes a lease back after lease-break-time even if the holder did not
+	 * let go: never write the window over a change made since. The window
+	 * stays in its store, which recovery keeps as an orphan. */
+	struct stat st;
+	if (sfs_real.fstat(in->kfd, &st) == 0 && st.st_size != ksize) {
+		sfs_error("a file was changed by another process while this one had appends "
+			  "staged for it (size %lld, expected %lld): they are not written over "
+			  "the change; they stay in .splitfs for `splitfs recover`",
+			  (long long)st.st_size, (long long)ksize);
+		return -EIO;
 	}
+	/* The blocks this relink allocates come out of the reservation the
+	 * staged appends took (staging/reserve.h). */
+	sfs_inode_unreserve_locked(in);
 	int rc = ops->commit(in, base, size);
 	while (rc && unsupported(rc) && ops != &sfs_relink_copy) {
 		ops = step_down(ops, rc);
@@ -130,7 +134,6 @@ int sfs_relink(struct sfs_inode *in, bool durable)
 	atomic_store(&in->ksize, size);
 	atomic_store(&in->staged, false);
 	sfs_inode_staged_changed(-1);
-	sfs_inode_publish_locked(in);
 	count(ops, size - base, t0);
 	return 0;
 }

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -20,12 +21,15 @@
 #include "../util/msg.h"
 #include "../util/pmem.h"
 #include "../util/stats.h"
+#include "../util/threads.h"
+#include "../util/signals.h"
 
 #define POOL_MAX 256 /* the option's upper bound */
 
 struct pooled {
-	int fd;
-	char *ring;
+	int fd;	   /* the data (ring, or .data) */
+	int hfd;   /* the header's file (a ring's is fd) */
+	char *map; /* ring: header and data; file: the header */
 	int64_t cap;
 };
 
@@ -33,20 +37,27 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
 static struct pooled ready[3][POOL_MAX]; /* by kind: empty, ready to hand out */
 static int nready[3];
-static int returned[POOL_MAX], nreturned; /* files given back, still to empty */
+static struct pooled returned[POOL_MAX]; /* file stores given back, still to empty */
+static int nreturned;
 static int rings_out;			  /* rings made and not destroyed */
 static bool thread_started, stopping, housekeeping;
 static bool learn_pending; /* sfs_staging_learn_pmem asked, not yet done */
 static pthread_t thread;
 
 /* The ring size: SPLITFS_STAGING_SIZE rounded up to a power of two, so a
- * file offset maps to off & (cap - 1). */
+ * file offset maps to off & (cap - 1); smaller when the application's
+ * RLIMIT_FSIZE would not let the library make the file (the limit is the
+ * application's, never the library's to meet: SIGXFSZ would end it).
+ * -EFBIG when even the smallest ring does not fit. */
 static int64_t ring_cap(void)
 {
 	int64_t cap = 1 << 16;
 	while (cap < (int64_t)sfs_g.opt.staging_size)
 		cap <<= 1;
-	return cap;
+	uint64_t lim = atomic_load(&sfs_g.fsize_limit);
+	while (cap > (1 << 16) && (uint64_t)(SFS_STORE_HDR + cap) > lim)
+		cap >>= 1;
+	return (uint64_t)(SFS_STORE_HDR + cap) > lim ? -EFBIG : cap;
 }
 
 /* An unnamed file of the library's in <root>/.splitfs: a descriptor the
@@ -58,8 +69,8 @@ static int open_tmpfile(void)
 		/* No O_TMPFILE here: a named file, unlinked at once. */
 		static atomic_uint seq;
 		char name[64];
-		snprintf(name, sizeof(name), "stage-%d-%u", (int)sfs_self_pid(),
-			 atomic_fetch_add(&seq, 1));
+		snprintf(name, sizeof(name), "tmp.%u.%d.%u", (unsigned)sfs_g.euid,
+			 (int)sfs_self_pid(), atomic_fetch_add(&seq, 1));
 		fd = sfs_real.openat(sfs_g.priv_dirfd, name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC,
 				     0600);
 		if (fd >= 0)
@@ -68,64 +79,81 @@ static int open_tmpfile(void)
 	return fd < 0 ? -errno : fd;
 }
 
-static int make_file(struct pooled *p)
+/* A store (format.h): allocated whole (a ring's stores then never meet a
+ * full file system), its header initialised, mapped, never inherited by a
+ * child (MADV_DONTFORK), held with an flock while this process lives. The
+ * system calls run without the pool lock. */
+static int make_store(int kind, struct pooled *p)
 {
+	int64_t cap = kind == SFS_STAGE_RING ? ring_cap() : 0;
+	if (cap < 0)
+		return (int)cap;
+	int64_t len = SFS_STORE_HDR + cap;
 	int fd = open_tmpfile();
 	if (fd < 0)
 		return fd;
-	p->fd = sfs_internal_fd(fd);
-	p->ring = NULL;
-	p->cap = 0;
+	int rc = 0;
+	char *m = MAP_FAILED;
+	if (sfs_real.fallocate(fd, 0, 0, len) != 0 && sfs_real.ftruncate(fd, len) != 0)
+		rc = -errno;
+	else if (sfs_real.flock(fd, LOCK_EX | LOCK_NB) != 0)
+		rc = -errno;
+	else if ((m = sfs_real.mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) ==
+		 MAP_FAILED)
+		rc = -errno;
+	/* A file store keeps its data in a second file, at the target's
+	 * own offsets (format.h). */
+	int dfd = kind == SFS_STAGE_FILE ? open_tmpfile() : fd;
+	if (!rc && dfd < 0)
+		rc = dfd;
+	if (rc) {
+		if (m != MAP_FAILED)
+			munmap(m, (size_t)len);
+		sfs_real.close(fd);
+		return rc;
+	}
+	madvise(m, (size_t)len, MADV_DONTFORK);
+	struct sfs_store_hdr *h = (struct sfs_store_hdr *)m;
+	h->magic = SFS_STORE_MAGIC;
+	h->version = 1;
+	h->layout = (uint32_t)kind;
+	h->cap = (uint64_t)cap;
+	p->hfd = sfs_internal_fd(fd);
+	p->fd = kind == SFS_STAGE_FILE ? sfs_internal_fd(dfd) : p->hfd;
+	p->map = m;
+	p->cap = kind == SFS_STAGE_RING ? cap : 0;
 	return 0;
 }
 
-/* Caller holds lock (for the budget); the syscalls run without it. */
-static int make_ring(struct pooled *p)
+/* Caller holds lock (for the ring budget). */
+static int make(int kind, struct pooled *p)
 {
-	if (rings_out >= SFS_MAX_RINGS)
-		return -ENOBUFS;
-	rings_out++;
-	pthread_mutex_unlock(&lock);
-	int64_t cap = ring_cap();
-	int rc = 0;
-	int fd = memfd_create("splitfs-staging", MFD_CLOEXEC);
-	char *m = MAP_FAILED;
-	if (fd < 0 || sfs_real.ftruncate(fd, cap) != 0 ||
-	    (m = sfs_real.mmap(NULL, (size_t)cap, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) ==
-		    MAP_FAILED)
-		rc = -errno;
-	if (rc && fd >= 0)
-		sfs_real.close(fd);
-	pthread_mutex_lock(&lock);
-	if (rc) {
-		rings_out--;
-		return rc;
+	if (kind == SFS_STAGE_RING) {
+		if (rings_out >= SFS_MAX_RINGS)
+			return -ENOBUFS;
+		rings_out++;
 	}
-	p->fd = sfs_internal_fd(fd);
-	p->ring = m;
-	p->cap = cap;
-	return 0;
+	sfs_mutex_unlock(&lock);
+	int rc = make_store(kind, p);
+	sfs_mutex_lock(&lock);
+	if (rc && kind == SFS_STAGE_RING)
+		rings_out--;
+	return rc;
+}
+
+static size_t map_len(int kind, const struct pooled *p)
+{
+	return kind == SFS_STAGE_RING ? (size_t)(SFS_STORE_HDR + p->cap) : SFS_STORE_HDR;
 }
 
 static void destroy(int kind, struct pooled *p)
 {
-	if (kind == SFS_STAGE_RING) {
-		munmap(p->ring, (size_t)p->cap);
-		rings_out--;
-	}
-	sfs_internal_close(p->fd);
-}
-
-/* Caller holds lock. */
-static int make(int kind, struct pooled *p)
-{
-	int rc;
+	munmap(p->map, map_len(kind, p));
 	if (kind == SFS_STAGE_RING)
-		return make_ring(p);
-	pthread_mutex_unlock(&lock);
-	rc = make_file(p);
-	pthread_mutex_lock(&lock);
-	return rc;
+		rings_out--;
+	if (p->hfd != p->fd)
+		sfs_internal_close(p->hfd);
+	sfs_internal_close(p->fd);
 }
 
 /* libpmem2's primitives, learnt from a page of a file of the library's own
@@ -147,25 +175,27 @@ static void learn_pmem(void)
 static void *refill(void *unused)
 {
 	(void)unused;
+	sfs_thread_mine();
 	int kind = sfs_g.opt.relink == SFS_RELINK_EXCHANGE || sfs_g.opt.relink == SFS_RELINK_CLONE
 			   ? SFS_STAGE_FILE
 			   : SFS_STAGE_RING;
 	int target = (int)sfs_g.opt.staging_files;
-	pthread_mutex_lock(&lock);
+	sfs_mutex_lock(&lock);
 	while (!stopping) {
 		if (nreturned > 0) {
-			int fd = returned[--nreturned];
-			pthread_mutex_unlock(&lock);
-			bool ok = sfs_real.ftruncate(fd, 0) == 0;
-			pthread_mutex_lock(&lock);
-			struct pooled p = {.fd = fd};
+			struct pooled p = returned[--nreturned];
+			sfs_mutex_unlock(&lock);
+			/* Drops the data pages unwritten. */
+			bool ok = sfs_real.ftruncate(p.fd, 0) == 0;
+			sfs_mutex_lock(&lock);
+			p.cap = 0;
 			if (ok && nready[SFS_STAGE_FILE] < target)
 				ready[SFS_STAGE_FILE][nready[SFS_STAGE_FILE]++] = p;
 			else
 				destroy(SFS_STAGE_FILE, &p);
 			continue;
 		}
-		/* Staging files are made ahead here. Rings are not: they come
+		/* File stores are made ahead here. Rings are not: they come
 		 * back with their pages when files close, and the rare miss
 		 * makes one on the spot (sfs_staging_get). */
 		if (kind == SFS_STAGE_FILE && nready[kind] < target) {
@@ -181,9 +211,9 @@ static void *refill(void *unused)
 		}
 		if (learn_pending) {
 			learn_pending = false;
-			pthread_mutex_unlock(&lock);
+			sfs_mutex_unlock(&lock);
 			learn_pmem();
-			pthread_mutex_lock(&lock);
+			sfs_mutex_lock(&lock);
 			continue;
 		}
 		if (housekeeping) {
@@ -198,15 +228,16 @@ static void *refill(void *unused)
 			}
 			pthread_cond_timedwait(&wake, &lock, &until);
 			housekeeping = false;
-			pthread_mutex_unlock(&lock);
+			sfs_mutex_unlock(&lock);
 			sfs_inode_evict_writable();
-			pthread_mutex_lock(&lock);
+			sfs_mutex_lock(&lock);
 			continue;
 		}
 		pthread_cond_wait(&wake, &lock);
 	}
 	thread_started = false;
-	pthread_mutex_unlock(&lock);
+	sfs_mutex_unlock(&lock);
+	sfs_thread_not_mine();
 	return NULL;
 }
 
@@ -229,9 +260,9 @@ static void start_thread(void)
 
 int sfs_staging_get(int kind, struct sfs_stage *st)
 {
-	struct pooled p = {.fd = -1};
+	struct pooled p = {.fd = -1, .hfd = -1};
 	int rc = 0;
-	pthread_mutex_lock(&lock);
+	sfs_mutex_lock(&lock);
 	if (nready[kind] > 0)
 		p = ready[kind][--nready[kind]];
 	else
@@ -242,72 +273,95 @@ int sfs_staging_get(int kind, struct sfs_stage *st)
 		start_thread();
 		pthread_cond_signal(&wake);
 	}
-	pthread_mutex_unlock(&lock);
+	sfs_mutex_unlock(&lock);
 	if (rc)
 		return rc;
 	if (kind == SFS_STAGE_FILE)
 		sfs_stat_event(SFS_EV_staging_files_made, 1);
 	st->kind = kind;
 	st->fd = p.fd;
-	st->ring = p.ring;
+	st->hfd = p.hfd;
+	st->map = p.map;
+	st->hdr = (struct sfs_store_hdr *)p.map;
 	st->cap = p.cap;
+	st->bound = false;
 	return 0;
 }
 
 void sfs_staging_put(struct sfs_stage *st)
 {
-	struct pooled p = {.fd = st->fd, .ring = st->ring, .cap = st->cap};
+	struct pooled p = {.fd = st->fd, .hfd = st->hfd, .map = st->map, .cap = st->cap};
 	int kind = st->kind;
-	pthread_mutex_lock(&lock);
+	sfs_mutex_lock(&lock);
 	if (kind == SFS_STAGE_RING && nready[kind] < (int)sfs_g.opt.staging_files) {
 		ready[kind][nready[kind]++] = p; /* pages and all */
 		kind = SFS_STAGE_NONE;
 	} else if (kind == SFS_STAGE_FILE && nreturned < POOL_MAX) {
-		returned[nreturned++] = p.fd;
+		returned[nreturned++] = p;
 		start_thread();
 		pthread_cond_signal(&wake);
 		kind = SFS_STAGE_NONE;
 	}
 	if (kind != SFS_STAGE_NONE)
 		destroy(kind, &p);
-	pthread_mutex_unlock(&lock);
+	sfs_mutex_unlock(&lock);
 	st->kind = SFS_STAGE_NONE;
-	st->fd = -1;
-	st->ring = NULL;
+	st->fd = st->hfd = -1;
+	st->map = NULL;
+	st->hdr = NULL;
 	st->cap = 0;
+}
+
+int sfs_staging_release_pool(void)
+{
+	int n = 0;
+	sfs_mutex_lock(&lock);
+	for (int k = 1; k < 3; k++) {
+		for (int i = 0; i < nready[k]; i++, n++)
+			destroy(k, &ready[k][i]);
+		nready[k] = 0;
+	}
+	sfs_mutex_unlock(&lock);
+	return n;
 }
 
 void sfs_staging_kick(void)
 {
-	pthread_mutex_lock(&lock);
+	sfs_mutex_lock(&lock);
 	if (!housekeeping) {
 		housekeeping = true;
 		start_thread();
 		pthread_cond_signal(&wake);
 	}
-	pthread_mutex_unlock(&lock);
+	sfs_mutex_unlock(&lock);
 }
 
 void sfs_staging_learn_pmem(void)
 {
-	pthread_mutex_lock(&lock);
+	sfs_mutex_lock(&lock);
 	learn_pending = true;
 	start_thread();
 	pthread_cond_signal(&wake);
-	pthread_mutex_unlock(&lock);
+	sfs_mutex_unlock(&lock);
 }
 
 void sfs_staging_reset_child(void)
 {
 	pthread_mutex_init(&lock, NULL);
 	pthread_cond_init(&wake, NULL);
+	/* The stores' mappings were not inherited (MADV_DONTFORK). */
 	for (int k = 1; k < 3; k++) {
-		for (int i = 0; i < nready[k]; i++)
-			destroy(k, &ready[k][i]);
+		for (int i = 0; i < nready[k]; i++) {
+			if (ready[k][i].hfd != ready[k][i].fd)
+				sfs_internal_close(ready[k][i].hfd);
+			sfs_internal_close(ready[k][i].fd);
+		}
 		nready[k] = 0;
 	}
-	for (int i = 0; i < nreturned; i++)
-		sfs_internal_close(returned[i]);
+	for (int i = 0; i < nreturned; i++) {
+		sfs_internal_close(returned[i].hfd);
+		sfs_internal_close(returned[i].fd);
+	}
 	nreturned = 0;
 	learn_pending = false;
 	rings_out = 0;
@@ -318,8 +372,8 @@ void sfs_staging_reset_child(void)
 
 void sfs_staging_shutdown(void)
 {
-	pthread_mutex_lock(&lock);
+	sfs_mutex_lock(&lock);
 	stopping = true;
 	pthread_cond_signal(&wake);
-	pthread_mutex_unlock(&lock);
+	sfs_mutex_unlock(&lock);
 }

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The staging pool: empty staging stores made ahead of time by a background
- * thread, so the append path never creates a file or a mapping.
- *  - rings: memfd_create'd, sized SPLITFS_STAGING_SIZE, mapped once;
- *    returned rings go straight back to the pool with their pages.
- *  - files: unnamed O_TMPFILEs in <root>/.splitfs (whatever a crash leaves
- *    in one vanishes with the process: POSIX mode promises nothing for data
- *    never fsynced); returned files are emptied by the thread (ftruncate to
- *    0 drops their page cache without writing it back).
+/* The staging pool: empty staging stores (stage.h, format.h), unnamed
+ * O_TMPFILEs in <root>/.splitfs until a window binds one to its file, so
+ * the append path rarely creates a file or a mapping.
+ *  - rings: sized SPLITFS_STAGING_SIZE (less under a low RLIMIT_FSIZE),
+ *    allocated and mapped once; returned rings go straight back to the
+ *    pool with their pages.
+ *  - files: made ahead by a background thread; returned ones are emptied
+ *    by it (ftruncate to the header drops their pages unwritten).
  * Rings are budgeted (SFS_MAX_RINGS per process, in use or pooled). */
 #ifndef SFS_STAGING_POOL_H
 #define SFS_STAGING_POOL_H
@@ -20,6 +20,10 @@ int sfs_staging_get(int kind, struct sfs_stage *st);
 
 /* Gives a store back (its contents are discarded). */
 void sfs_staging_put(struct sfs_stage *st);
+
+/* Closes every store the pool holds ready (descriptors are short);
+ * returns how many. */
+int sfs_staging_release_pool(void);
 
 /* Asks the background thread to do its housekeeping soon (evicting closed
  * writable inodes, inode.h), starting it if needed. */

@@ -3,14 +3,23 @@
 #include "stage.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/fs.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../init.h"
 #include "../interpose/real.h"
 #include "../util/compiler.h"
 #include "../util/guard.h"
+#include "../util/msg.h"
+#include "../util/stats.h"
+#include "adopt.h"
 #include "pool.h"
 
 int sfs_stage_attach(struct sfs_stage *st)
@@ -21,13 +30,110 @@ int sfs_stage_attach(struct sfs_stage *st)
 	return sfs_staging_get(file ? SFS_STAGE_FILE : SFS_STAGE_RING, st);
 }
 
+void sfs_stage_unbind(struct sfs_stage *st)
+{
+	if (!st->bound)
+		return;
+	atomic_store(&st->hdr->state, SFS_STORE_EMPTY);
+	char name[SFS_STORE_NAME_MAX + 8];
+	sfs_store_name(name, sizeof(name), sfs_g.euid, st->dev, st->ino);
+	sfs_real.unlinkat(sfs_g.priv_dirfd, name, 0);
+	if (st->kind == SFS_STAGE_FILE) {
+		strcat(name, SFS_STORE_DATA);
+		sfs_real.unlinkat(sfs_g.priv_dirfd, name, 0);
+	}
+	st->bound = false;
+}
+
 void sfs_stage_detach(struct sfs_stage *st)
 {
 	if (st->kind == SFS_STAGE_NONE)
 		return;
+	sfs_stage_unbind(st);
 	if (st->kind == SFS_STAGE_FILE)
 		sfs_map_drop_all(&st->maps);
 	sfs_staging_put(st);
+}
+
+/* Writes the target's identity into the header and links the store as the
+ * target's (format.h). A name left by a dead process of this user's that
+ * nobody adopted yet is adopted first (its window belongs before ours). */
+static int bind_store(struct sfs_stage *st, int kfd, dev_t dev, ino_t ino)
+{
+	if (st->bound && st->dev == dev && st->ino == ino)
+		return 0;
+	sfs_stage_unbind(st);
+	struct sfs_store_hdr *h = st->hdr;
+	atomic_store(&h->state, SFS_STORE_EMPTY);
+	memcpy(h->boot_id, sfs_g.boot_id, sizeof(h->boot_id));
+	h->mnt_id = sfs_g.mnt_id;
+	h->dev = (uint64_t)dev;
+	h->ino = (uint64_t)ino;
+	h->pid = (uint32_t)sfs_self_pid();
+	unsigned int igen = 0;
+	sfs_real.ioctl(kfd, FS_IOC_GETVERSION, &igen);
+	h->igen = igen;
+	struct {
+		struct file_handle fh;
+		unsigned char bytes[sizeof(h->handle)];
+	} fh;
+	fh.fh.handle_bytes = sizeof(h->handle);
+	int mount_id;
+	if (name_to_handle_at(kfd, "", &fh.fh, &mount_id, AT_EMPTY_PATH) == 0) {
+		h->handle_bytes = fh.fh.handle_bytes;
+		h->handle_type = fh.fh.handle_type;
+		memcpy(h->handle, fh.fh.f_handle, fh.fh.handle_bytes);
+	} else {
+		h->handle_bytes = 0;
+	}
+	char proc[48];
+	snprintf(proc, sizeof(proc), "/proc/thread-self/fd/%d", kfd);
+	ssize_t pl = readlink(proc, h->path, sizeof(h->path) - 1);
+	h->path[pl > 0 ? pl : 0] = '\0';
+
+	char name[SFS_STORE_NAME_MAX + 8];
+	sfs_store_name(name, sizeof(name), sfs_g.euid, dev, ino);
+	for (int attempt = 0;; attempt++) {
+		/* A file store's data first, under the header's name + .data:
+		 * the header's name is what recovery looks for. */
+		if (st->kind == SFS_STAGE_FILE) {
+			char data[SFS_STORE_NAME_MAX + 16];
+			snprintf(data, sizeof(data), "%s%s", name, SFS_STORE_DATA);
+			snprintf(proc, sizeof(proc), "/proc/thread-self/fd/%d", st->fd);
+			sfs_real.unlinkat(sfs_g.priv_dirfd, data, 0); /* a dead one's, adopted */
+			if (sfs_real.linkat(AT_FDCWD, proc, sfs_g.priv_dirfd, data, AT_SYMLINK_FOLLOW) !=
+			    0)
+				return -errno;
+		}
+		snprintf(proc, sizeof(proc), "/proc/thread-self/fd/%d", st->hfd);
+		if (sfs_real.linkat(AT_FDCWD, proc, sfs_g.priv_dirfd, name, AT_SYMLINK_FOLLOW) == 0)
+			break;
+		if (errno != EEXIST || attempt > 0)
+			return -errno;
+		sfs_adopt_for_open(kfd, dev, ino, false);
+	}
+	st->bound = true;
+	st->dev = dev;
+	st->ino = ino;
+	return 0;
+}
+
+int sfs_stage_open_window(struct sfs_stage *st, int kfd, dev_t dev, ino_t ino, int64_t base)
+{
+	int rc = bind_store(st, kfd, dev, ino);
+	if (rc)
+		return rc;
+	struct sfs_store_hdr *h = st->hdr;
+	h->base = (uint64_t)base;
+	atomic_store(&h->size, (uint64_t)base);
+	h->seq++;
+	atomic_store_explicit(&h->state, SFS_STORE_OPEN, memory_order_release);
+	return 0;
+}
+
+void sfs_stage_acknowledge(struct sfs_stage *st, int64_t end)
+{
+	atomic_store_explicit(&st->hdr->size, (uint64_t)end, memory_order_release);
 }
 
 int sfs_stage_cover(struct sfs_stage *st, int64_t base, int64_t end)
@@ -36,40 +142,43 @@ int sfs_stage_cover(struct sfs_stage *st, int64_t base, int64_t end)
 		return end - base <= st->cap ? 0 : -ENOSPC;
 	if (end - base > (int64_t)sfs_g.opt.staging_size)
 		return -ENOSPC; /* SPLITFS_STAGING_SIZE bounds a window */
-	if (end <= st->cap)
+	int64_t need = end;
+	if (need <= st->cap)
 		return 0;
-	int64_t cap = SFS_ALIGN_UP(end, (int64_t)1 << sfs_g.map_shift);
+	int64_t cap = SFS_ALIGN_UP(need, (int64_t)1 << sfs_g.map_shift);
+	/* The library's own file must not meet the application's
+	 * RLIMIT_FSIZE (SIGXFSZ would end the program). */
+	uint64_t lim = atomic_load_explicit(&sfs_g.fsize_limit, memory_order_relaxed);
+	if ((uint64_t)cap > lim)
+		cap = need;
+	if ((uint64_t)cap > lim)
+		return -EFBIG;
 	if (sfs_real.ftruncate(st->fd, cap) != 0)
 		return -errno;
 	st->cap = cap;
 	return 0;
 }
 
-int64_t sfs_stage_fd_offset(int kind, int64_t cap, int64_t off, int64_t *contig)
+int64_t sfs_stage_file_offset(const struct sfs_stage *st, int64_t off)
 {
-	if (kind == SFS_STAGE_RING) {
-		int64_t pos = off & (cap - 1);
-		*contig = cap - pos;
-		return pos;
-	}
-	*contig = INT64_MAX - off;
-	return off;
+	uint64_t contig;
+	return (int64_t)sfs_store_pos((uint32_t)st->kind, (uint64_t)st->cap, (uint64_t)off, &contig);
 }
 
 /* The address of off and the contiguous bytes there (file: up to the end of
  * its chunk). NULL with *err when a file chunk cannot be mapped. */
 static char *addr(struct sfs_stage *st, int64_t off, size_t *len, int *err)
 {
+	uint64_t contig;
+	uint64_t pos = sfs_store_pos((uint32_t)st->kind, (uint64_t)st->cap, (uint64_t)off, &contig);
 	if (st->kind == SFS_STAGE_RING) {
-		int64_t contig;
-		int64_t pos = sfs_stage_fd_offset(st->kind, st->cap, off, &contig);
-		*len = SFS_MIN(*len, (size_t)contig);
-		return st->ring + pos;
+		*len = (size_t)SFS_MIN((uint64_t)*len, contig);
+		return st->map + pos;
 	}
 	int64_t chunk = (int64_t)1 << sfs_g.map_shift;
-	*len = SFS_MIN(*len, (size_t)(chunk - (off & (chunk - 1))));
-	char *m = sfs_map_get(&st->maps, st->fd, (uint64_t)off, PROT_READ | PROT_WRITE, false, err);
-	return m ? m + (off & (chunk - 1)) : NULL;
+	*len = SFS_MIN(*len, (size_t)(chunk - (int64_t)(pos & (uint64_t)(chunk - 1))));
+	char *m = sfs_map_get(&st->maps, st->fd, pos, PROT_READ | PROT_WRITE, false, err);
+	return m ? m + (pos & (uint64_t)(chunk - 1)) : NULL;
 }
 
 char *sfs_stage_peek(struct sfs_stage *st, int64_t off, size_t *len)
@@ -78,10 +187,12 @@ char *sfs_stage_peek(struct sfs_stage *st, int64_t off, size_t *len)
 		int err;
 		return addr(st, off, len, &err);
 	}
+	uint64_t contig;
+	uint64_t pos = sfs_store_pos((uint32_t)st->kind, (uint64_t)st->cap, (uint64_t)off, &contig);
 	int64_t chunk = (int64_t)1 << sfs_g.map_shift;
-	*len = SFS_MIN(*len, (size_t)(chunk - (off & (chunk - 1))));
-	char *m = sfs_map_peek(&st->maps, (uint64_t)off);
-	return m ? m + (off & (chunk - 1)) : NULL;
+	*len = SFS_MIN(*len, (size_t)(chunk - (int64_t)(pos & (uint64_t)(chunk - 1))));
+	char *m = sfs_map_peek(&st->maps, pos);
+	return m ? m + (pos & (uint64_t)(chunk - 1)) : NULL;
 }
 
 int sfs_stage_xfer(struct sfs_stage *st, int64_t off, char *buf, size_t n, int to_stage)
@@ -92,8 +203,9 @@ int sfs_stage_xfer(struct sfs_stage *st, int64_t off, char *buf, size_t n, int t
 		char *p = addr(st, off, &len, &err);
 		if (!p) {
 			/* A file chunk the mapping budget does not allow. */
-			ssize_t r = to_stage ? sfs_real.pwrite(st->fd, buf, len, off)
-					     : sfs_real.pread(st->fd, buf, len, off);
+			off_t pos = (off_t)sfs_stage_file_offset(st, off);
+			ssize_t r = to_stage ? sfs_real.pwrite(st->fd, buf, len, pos)
+					     : sfs_real.pread(st->fd, buf, len, pos);
 			if (r != (ssize_t)len)
 				return r < 0 ? -errno : -EIO;
 		} else {
@@ -108,37 +220,90 @@ int sfs_stage_xfer(struct sfs_stage *st, int64_t off, char *buf, size_t n, int t
 	return 0;
 }
 
-int sfs_stage_zero(struct sfs_stage *st, int64_t from, int64_t to)
+void sfs_stage_abandon(struct sfs_stage *st)
 {
-	/* A staging file is truncated after every relink and grown sparse:
-	 * its gaps already read as zeros. A ring holds older windows' bytes. */
-	if (st->kind != SFS_STAGE_RING)
-		return 0;
-	static const char zeros[4096];
-	while (from < to) {
-		size_t len = (size_t)SFS_MIN(to - from, (int64_t)sizeof(zeros));
-		int rc = sfs_stage_xfer(st, from, (char *)zeros, len, 1);
-		if (rc)
-			return rc;
-		from += (int64_t)len;
-	}
-	return 0;
+	if (st->kind == SFS_STAGE_NONE)
+		return;
+	if (st->kind == SFS_STAGE_FILE)
+		sfs_map_drop_all(&st->maps);
+	munmap(st->map, st->kind == SFS_STAGE_RING ? (size_t)(SFS_STORE_HDR + st->cap)
+						   : SFS_STORE_HDR);
+	if (st->hfd != st->fd)
+		sfs_internal_close(st->hfd);
+	sfs_internal_close(st->fd); /* the flock goes with it: recovery's now */
+	st->kind = SFS_STAGE_NONE;
+	st->fd = st->hfd = -1;
+	st->map = NULL;
+	st->hdr = NULL;
+	st->bound = false;
 }
 
 void sfs_stage_forget(struct sfs_stage *st)
 {
-	if (st->kind == SFS_STAGE_FILE)
-		sfs_map_drop_all(&st->maps);
-	else if (st->kind == SFS_STAGE_RING)
-		munmap(st->ring, (size_t)st->cap);
+	/* The store's mappings were not inherited (MADV_DONTFORK). */
+	if (st->kind == SFS_STAGE_FILE) {
+		sfs_map_forget(&st->maps);
+		sfs_internal_close(st->hfd);
+	}
 	if (st->kind != SFS_STAGE_NONE)
 		sfs_internal_close(st->fd);
 	st->kind = SFS_STAGE_NONE;
-	st->fd = -1;
+	st->fd = st->hfd = -1;
+	st->map = NULL;
+	st->hdr = NULL;
+	st->bound = false;
 }
 
 void sfs_stage_empty(struct sfs_stage *st)
 {
+	if (st->kind == SFS_STAGE_NONE)
+		return;
+	atomic_store_explicit(&st->hdr->state, SFS_STORE_EMPTY, memory_order_release);
 	if (st->kind == SFS_STAGE_FILE && sfs_real.ftruncate(st->fd, 0) == 0)
 		st->cap = 0;
+}
+
+/* --- adoption in the library ---------------------------------------------- */
+
+void sfs_adopt_env_lib(struct sfs_recover_env *env)
+{
+	env->sys = sfs_lib_sys();
+	memcpy(env->boot_id, sfs_g.boot_id, sizeof(env->boot_id));
+	env->mnt_id = sfs_g.mnt_id;
+	env->euid = sfs_g.euid;
+	env->all_users = false;
+	env->root_dev = sfs_g.root_dev;
+	/* open_by_handle_at takes no O_PATH descriptor. */
+	env->root_fd = sfs_real.openat(sfs_g.priv_dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+void sfs_adopt_env_done(struct sfs_recover_env *env)
+{
+	if (env->root_fd >= 0)
+		sfs_real.close(env->root_fd);
+	env->root_fd = -1;
+}
+
+bool sfs_adopt_for_open(int fd, dev_t dev, ino_t ino, bool truncated)
+{
+	char name[SFS_STORE_NAME_MAX];
+	sfs_store_name(name, sizeof(name), sfs_g.euid, dev, ino);
+	struct stat st;
+	if (sfs_real.fstatat(sfs_g.priv_dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return false; /* the common case: one lookup of a name that is not there */
+	/* The application's descriptor serves if it writes at explicit offsets;
+	 * otherwise adoption opens the file for writing itself. */
+	int fl = sfs_real.fcntl(fd, F_GETFL);
+	int target = fl >= 0 && (fl & O_ACCMODE) != O_RDONLY && !(fl & O_APPEND) ? fd : -1;
+	struct sfs_recover_env env;
+	sfs_adopt_env_lib(&env);
+	struct sfs_recovery rep;
+	memset(&rep, 0, sizeof(rep));
+	sfs_adopt_store(&env, sfs_g.priv_dirfd, name, target, truncated, &rep);
+	sfs_adopt_env_done(&env);
+	if (rep.stores)
+		sfs_stat_event(SFS_EV_adopted_stores, rep.stores);
+	if (rep.first_error[0])
+		sfs_warn("staged appends of a dead process: %s", rep.first_error);
+	return true;
 }

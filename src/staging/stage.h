@@ -1,48 +1,72 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* An inode's staging store: where appended bytes live until relink. Two
- * layouts, chosen when a store is taken:
+/* An inode's staging store: where appended bytes live until relink. A store
+ * is a file in <root>/.splitfs (format.h: a 4 KiB header, then the data),
+ * so that what a write() returned for outlives the process; two layouts,
+ * chosen when a store is taken:
  *
- *  ring  an in-memory ring (memfd, mapped once, kept across windows and
- *        across files through the pool). File offset off lives at
- *        off mod cap; a window never holds more than cap bytes. Its pages
- *        stay allocated and writable, so a steady append stream takes no
- *        page fault at all; nothing is ever written back. Relink copies.
- *        The layout for POSIX mode on page-cache file systems, where a copy
- *        relink is the cheaper one (relink.c has the measurements).
- *  file  an O_TMPFILE on the managed file system holding the window at the
- *        target's own offsets (sparse below it), mapped in chunks. The only
- *        layout exchange and clone can relink, used when one of them is
- *        forced (SPLITFS_RELINK=exchange|clone).
+ *  ring  file offset off lives at off mod cap; a window never holds more
+ *        than cap bytes. The file is allocated whole and mapped once, kept
+ *        across windows and across files through the pool: a steady append
+ *        stream takes no page fault and no allocation. Relink copies. The
+ *        layout for every mode unless a backend is forced.
+ *  file  the window at the target's own offsets (sparse below it), mapped
+ *        in chunks: the only layout exchange and clone can relink, used
+ *        when one of them is forced (SPLITFS_RELINK=exchange|clone).
  *
- * The store is used under the inode lock, except reads, which run under
- * the inode's read barrier (inode.h). */
+ * A window is bound to its target (the store is linked by the target's
+ * name in .splitfs, format.h) from its opening until the store is given
+ * back. The store is used under the inode lock, except reads, which run
+ * under the inode's read barrier (inode.h). */
 #ifndef SFS_STAGING_STAGE_H
 #define SFS_STAGING_STAGE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "../map/maptab.h"
+#include "format.h"
 
-enum sfs_stage_kind { SFS_STAGE_NONE, SFS_STAGE_RING, SFS_STAGE_FILE };
+enum sfs_stage_kind { SFS_STAGE_NONE = 0, SFS_STAGE_RING = SFS_STORE_RING,
+		      SFS_STAGE_FILE = SFS_STORE_FILE };
 
 struct sfs_stage {
 	int kind;
-	int fd;			/* the memfd or the O_TMPFILE (internal), or -1 */
-	int64_t cap;		/* ring: its size; file: the file's current size */
-	char *ring;		/* ring: the whole mapping */
-	struct sfs_maptab maps; /* file: chunk mappings at the target's offsets */
+	int fd;			/* the data: the ring file, or the .data file (internal) */
+	int hfd;		/* the header's file: fd for a ring, its own for a file store */
+	int64_t cap;		/* ring: its data bytes; file: the data file's size */
+	char *map;		/* ring: header and data; file: the header */
+	struct sfs_store_hdr *hdr;
+	struct sfs_maptab maps; /* file: chunk mappings of the data */
+	bool bound;		/* linked as the target's store */
+	dev_t dev;		/* the target it is bound to */
+	ino_t ino;
 };
 
 /* Takes a store of the layout the options ask for. 0 or -errno (-ENOBUFS:
- * the staging budget is spent; the caller writes through the kernel). */
+ * the staging budget is spent; -EFBIG: RLIMIT_FSIZE leaves no room for a
+ * store; the caller writes through the kernel). */
 int sfs_stage_attach(struct sfs_stage *st);
 
-/* Gives the store back to the pool. */
+/* The store is no longer the target's (its window is relinked): its name
+ * goes. Async-signal-safe. */
+void sfs_stage_unbind(struct sfs_stage *st);
+
+/* Unbinds the store and gives it back to the pool. */
 void sfs_stage_detach(struct sfs_stage *st);
 
+/* Opens a window at base (the target's size) for the target open at kfd,
+ * binding the store to it first. 0 or -errno (no window: the caller writes
+ * through the kernel). */
+int sfs_stage_open_window(struct sfs_stage *st, int kfd, dev_t dev, ino_t ino, int64_t base);
+
+/* The window now holds its bytes up to end: an append is acknowledged. */
+void sfs_stage_acknowledge(struct sfs_stage *st, int64_t end);
+
 /* Makes the window [base, end) addressable. -ENOSPC: a ring cannot hold it
- * (the caller relinks and starts a new window). */
+ * (the caller relinks and starts a new window); -EFBIG: the file layout
+ * would pass RLIMIT_FSIZE. */
 int sfs_stage_cover(struct sfs_stage *st, int64_t base, int64_t end);
 
 /* Moves n bytes between buf and the window at file offset off. 0, -EFAULT
@@ -53,19 +77,18 @@ int sfs_stage_xfer(struct sfs_stage *st, int64_t off, char *buf, size_t n, int t
  * contiguous length there (at most *len); NULL otherwise. Never maps. */
 char *sfs_stage_peek(struct sfs_stage *st, int64_t off, size_t *len);
 
-/* Zeroes window bytes [from, to) (a write past the end leaves a hole). */
-int sfs_stage_zero(struct sfs_stage *st, int64_t from, int64_t to);
+/* The store file's offset of window offset off (exchange, clone). */
+int64_t sfs_stage_file_offset(const struct sfs_stage *st, int64_t off);
+
+/* A window that cannot be relinked (its file changed behind the lease):
+ * the store is left bound, for recovery, and no longer this inode's. */
+void sfs_stage_abandon(struct sfs_stage *st);
 
 /* A forked child drops its copy of the parent's store (not to the pool). */
 void sfs_stage_forget(struct sfs_stage *st);
 
-/* After a relink: a file is truncated to 0 (its pages dropped unwritten);
- * a ring keeps its pages for the next window. */
+/* After a relink: the window is closed (state EMPTY); a file store drops
+ * its data pages unwritten, a ring keeps its pages for the next window. */
 void sfs_stage_empty(struct sfs_stage *st);
-
-/* Where file offset off lives in the store's descriptor, and how many bytes
- * are contiguous there (for readers of the descriptor: relink by copy, the
- * registry's takeover). */
-int64_t sfs_stage_fd_offset(int kind, int64_t cap, int64_t off, int64_t *contig);
 
 #endif

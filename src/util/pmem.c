@@ -16,6 +16,7 @@
 
 #include "msg.h"
 #include "stats.h"
+#include "signals.h"
 
 #ifndef STATX_ATTR_DAX
 #define STATX_ATTR_DAX 0x00200000
@@ -192,13 +193,13 @@ int sfs_pmem_map(int fd, size_t len, struct sfs_pmem_map *m)
 	struct pmem2_map *map = j.map;
 	if (!atomic_load_explicit(&have_fns, memory_order_acquire)) {
 		static pthread_mutex_t fns_lock = PTHREAD_MUTEX_INITIALIZER;
-		pthread_mutex_lock(&fns_lock);
+		sfs_mutex_lock(&fns_lock);
 		if (!atomic_load_explicit(&have_fns, memory_order_relaxed)) {
 			drain_fn = P.get_drain_fn(map);
 			copy_fn = P.get_memcpy_fn(map);
 			atomic_store_explicit(&have_fns, true, memory_order_release);
 		}
-		pthread_mutex_unlock(&fns_lock);
+		sfs_mutex_unlock(&fns_lock);
 	}
 	m->addr = P.map_get_address(map);
 	m->len = len;

@@ -19,10 +19,11 @@
 #define SFS_EVENTS(X)                                                                              \
 	X(relink_exchange) X(relink_clone) X(relink_copy) X(relink_bytes) X(relink_ns)             \
 	X(staged_bytes) X(staging_windows) X(staging_files_made) X(map_chunks) X(map_budget_full)  \
-	X(kernel_fallbacks) X(kernel_overwrites) X(demotions) X(guard_faults) X(takeovers) X(log_records)        \
+	X(kernel_fallbacks) X(kernel_overwrites) X(demotions) X(guard_faults) X(log_records)      \
 	X(log_bytes) X(log_checkpoints) X(log_commits) X(recovered_logs) X(recovered_records) \
 	X(dax_maps) X(dax_logs) X(dax_fences) X(dax_bytes) X(dax_stores) \
-	X(dax_syncs) X(dax_unflushed)
+	X(dax_syncs) X(dax_unflushed) X(leases) X(lease_breaks) X(lease_refused) X(adopted_stores)              \
+	X(unleased_ops)
 
 enum sfs_call {
 #define SFS_X(n) SFS_CALL_##n,

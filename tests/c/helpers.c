@@ -4,8 +4,10 @@
 
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 int t_failures;
@@ -76,4 +78,170 @@ int t_result(void)
 	if (t_failures)
 		fprintf(stderr, "%d check(s) failed\n", t_failures);
 	return t_failures ? T_EXIT_FAIL : T_EXIT_PASS;
+}
+
+/* --- the peer process ------------------------------------------------------ */
+
+struct peer_req {
+	int op;
+	long a, b;
+	size_t len;
+	char path[1024];
+	unsigned char data[4096];
+};
+
+struct peer_rep {
+	long ret;
+	size_t len;
+	unsigned char data[65536];
+};
+
+static int peer_in = -1, peer_out = -1;
+static pid_t peer_pid;
+
+static long raw_open(const char *path, int flags)
+{
+	return raw4(SYS_openat, AT_FDCWD, (long)path, flags | O_CLOEXEC, 0644);
+}
+
+static bool full_io(int fd, void *buf, size_t n, bool rd)
+{
+	for (size_t done = 0; done < n;) {
+		ssize_t r = rd ? read(fd, (char *)buf + done, n - done)
+			       : write(fd, (const char *)buf + done, n - done);
+		if (r <= 0)
+			return false;
+		done += (size_t)r;
+	}
+	return true;
+}
+
+static void peer_serve(int in, int out)
+{
+	static struct peer_req q;
+	static struct peer_rep p;
+	while (full_io(in, &q, sizeof(q), true)) {
+		p.len = 0;
+		long fd;
+		switch (q.op) {
+		case T_PEER_RAW_APPEND:
+			fd = raw_open(q.path, O_WRONLY | O_APPEND | O_CREAT);
+			p.ret = fd < 0 ? fd : raw4(SYS_write, fd, (long)q.data, (long)q.len, 0);
+			if (fd >= 0)
+				raw4(SYS_close, fd, 0, 0, 0);
+			break;
+		case T_PEER_RAW_TRUNCATE:
+			p.ret = raw4(SYS_truncate, (long)q.path, q.a, 0, 0);
+			break;
+		case T_PEER_RAW_READ:
+			fd = raw_open(q.path, O_RDONLY);
+			p.ret = fd < 0 ? fd
+				       : raw4(SYS_pread64, fd, (long)p.data,
+					      q.a < (long)sizeof(p.data) ? q.a : (long)sizeof(p.data), q.b);
+			if (fd >= 0)
+				raw4(SYS_close, fd, 0, 0, 0);
+			p.len = p.ret > 0 ? (size_t)p.ret : 0;
+			break;
+		case T_PEER_RAW_SIZE: {
+			struct stat st;
+			p.ret = raw4(SYS_newfstatat, AT_FDCWD, (long)q.path, (long)&st, 0);
+			if (p.ret == 0)
+				p.ret = st.st_size;
+			break;
+		}
+		case T_PEER_RAW_FLOCK:
+			fd = raw_open(q.path, O_RDONLY);
+			p.ret = fd < 0 ? fd : raw4(SYS_flock, fd, LOCK_EX | LOCK_NB, 0, 0);
+			if (fd >= 0)
+				raw4(SYS_close, fd, 0, 0, 0);
+			break;
+		case T_PEER_LIBC_READ: {
+			int lfd = open(q.path, O_RDONLY);
+			ssize_t r = lfd < 0 ? -1
+					    : pread(lfd, p.data,
+						    q.a < (long)sizeof(p.data) ? (size_t)q.a : sizeof(p.data),
+						    q.b);
+			p.ret = r < 0 ? -errno : r;
+			if (lfd >= 0)
+				close(lfd);
+			p.len = r > 0 ? (size_t)r : 0;
+			break;
+		}
+		case T_PEER_LIBC_APPEND: {
+			int lfd = open(q.path, O_WRONLY | O_APPEND);
+			ssize_t r = lfd < 0 ? -1 : write(lfd, q.data, q.len);
+			p.ret = r < 0 ? -errno : r;
+			if (lfd >= 0)
+				close(lfd);
+			break;
+		}
+		default:
+			p.ret = -EINVAL;
+		}
+		if (!full_io(out, &p, sizeof(p), false))
+			break;
+	}
+	_exit(0);
+}
+
+void t_peer_start(void)
+{
+	int to[2], from[2];
+	if (pipe(to) != 0 || pipe(from) != 0)
+		exit(T_EXIT_FAIL);
+	peer_pid = fork();
+	if (peer_pid < 0)
+		exit(T_EXIT_FAIL);
+	if (peer_pid == 0) {
+		close(to[1]);
+		close(from[0]);
+		peer_serve(to[0], from[1]);
+	}
+	close(to[0]);
+	close(from[1]);
+	peer_in = from[0];
+	peer_out = to[1];
+}
+
+long t_peer(int op, const char *path, long a, long b, const void *data, size_t len, void *out,
+	    size_t outlen)
+{
+	static struct peer_req q;
+	static struct peer_rep p;
+	memset(&q, 0, sizeof(q));
+	q.op = op;
+	q.a = a;
+	q.b = b;
+	snprintf(q.path, sizeof(q.path), "%s", path);
+	q.len = len < sizeof(q.data) ? len : sizeof(q.data);
+	if (data)
+		memcpy(q.data, data, q.len);
+	if (!full_io(peer_out, &q, sizeof(q), false) || !full_io(peer_in, &p, sizeof(p), true)) {
+		fprintf(stderr, "the peer process is gone\n");
+		exit(T_EXIT_FAIL);
+	}
+	if (out)
+		memcpy(out, p.data, p.len < outlen ? p.len : outlen);
+	return p.ret;
+}
+
+void t_peer_stop(void)
+{
+	if (peer_out >= 0) {
+		close(peer_out);
+		close(peer_in);
+		waitpid(peer_pid, NULL, 0);
+		peer_out = peer_in = -1;
+	}
+}
+
+pid_t t_fork_pipe(int *fd)
+{
+	int p[2];
+	T_REQUIRE(pipe(p) == 0, "pipe");
+	pid_t c = fork();
+	T_REQUIRE(c >= 0, "fork");
+	close(p[c == 0 ? 0 : 1]);
+	*fd = p[c == 0 ? 1 : 0];
+	return c;
 }

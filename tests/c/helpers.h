@@ -54,4 +54,31 @@ long t_read_kernel(const char *path, unsigned char **buf);
 
 int t_result(void);
 
+/* A peer process: forked by t_peer_start() before the test opens anything
+ * (so the fork shares none of its files), it runs operations on request
+ * and answers. T_PEER_RAW_* use raw system calls, as a program that does not
+ * use SplitFS would; T_PEER_LIBC_* use libc, as another program under the
+ * library would. */
+enum t_peer_op {
+	T_PEER_RAW_APPEND = 1, /* open O_WRONLY|O_APPEND|O_CREAT, write data, close */
+	T_PEER_RAW_TRUNCATE,   /* truncate(path, a) */
+	T_PEER_RAW_READ,       /* open, pread a bytes at b, close: data */
+	T_PEER_RAW_SIZE,       /* stat: st_size */
+	T_PEER_RAW_FLOCK,      /* open, flock(LOCK_EX|LOCK_NB), close: 0 or -errno */
+	T_PEER_LIBC_READ,      /* open, pread a bytes at b, close: data */
+	T_PEER_LIBC_APPEND,    /* open O_WRONLY|O_APPEND, write data, close */
+};
+
+void t_peer_start(void);
+/* Runs op on path; data/len in, out (up to *outlen) back. Returns the
+ * operation's result (a count, a size, 0) or -errno. */
+long t_peer(int op, const char *path, long a, long b, const void *data, size_t len, void *out,
+	    size_t outlen);
+void t_peer_stop(void);
+
+/* Forks with a pipe from the child to the parent: returns 0 in the child,
+ * *fd the pipe's write end; in the parent the child's pid, *fd the read
+ * end (the other ends closed). */
+pid_t t_fork_pipe(int *fd);
+
 #endif

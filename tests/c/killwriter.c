@@ -237,15 +237,11 @@ static void one_round(const char *dir, unsigned seed)
 	char *path = t_path(dir, name);
 	unlink(path);
 	struct plan pl = make_plan(seed);
-	int pfd[2];
-	T_REQUIRE(pipe(pfd) == 0, "pipe");
-	pid_t pid = fork();
-	T_REQUIRE(pid >= 0, "fork");
+	int pfd;
+	pid_t pid = t_fork_pipe(&pfd);
 	if (pid == 0) {
-		close(pfd[0]);
-		child(path, &pl, pfd[1]);
+		child(path, &pl, pfd);
 	}
-	close(pfd[1]);
 
 	/* Wait for record K to be durable, wait a little more, kill. With a
 	 * reader, the parent opens the file halfway and reads what the child
@@ -253,7 +249,7 @@ static void one_round(const char *dir, unsigned seed)
 	uint32_t synced = 0, s;
 	bool any = false;
 	int rfd = -1;
-	while (!(any && synced >= pl.kill_at) && read(pfd[0], &s, sizeof(s)) == sizeof(s)) {
+	while (!(any && synced >= pl.kill_at) && read(pfd, &s, sizeof(s)) == sizeof(s)) {
 		synced = s;
 		any = true;
 		if (pl.reader && rfd < 0 && synced >= pl.kill_at / 2) {
@@ -275,11 +271,11 @@ static void one_round(const char *dir, unsigned seed)
 	int st;
 	T_REQUIRE(waitpid(pid, &st, 0) == pid, "waitpid");
 	/* What the child reported before it died: durable for sure. */
-	while (read(pfd[0], &s, sizeof(s)) == sizeof(s)) {
+	while (read(pfd, &s, sizeof(s)) == sizeof(s)) {
 		synced = s;
 		any = true;
 	}
-	close(pfd[0]);
+	close(pfd);
 	T_REQUIRE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL,
 		  "seed %u: the writer was not killed by SIGKILL (status %#x)", seed, st);
 	T_REQUIRE(any, "seed %u: the writer never reported an fsync", seed);

@@ -43,7 +43,7 @@ uint32_t rnd(uint64_t *state);
 
 /* --- workloads and checkers (one pair per file) ------------------------- */
 
-int run_append(const char *dir, uint64_t seed);
+int run_append(const char *dir, uint64_t seed, bool nosync);
 int check_append(const char *dir, char **acks, size_t n, enum crash_mode m, enum crash_kind k);
 
 int run_overwrite(const char *dir, uint64_t seed);

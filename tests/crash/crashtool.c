@@ -8,7 +8,7 @@
  *       checks what DIR holds against ACKFILE; MODE posix|sync|strict,
  *       KIND kill (the process was killed) | power (the machine was)
  *
- * WORKLOAD: append | overwrite | mixed. check exits 0 (the mode's
+ * WORKLOAD: append | nosync (append, never fsync) | overwrite | mixed. check exits 0 (the mode's
  * guarantees held), 1 (violations, each printed) or 2 (usage, I/O). */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -164,8 +164,8 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "run") == 0 && argc == 6) {
 		uint64_t seed = strtoull(argv[5], NULL, 0) * 2654435761u + 1;
 		ack_open(acks);
-		if (strcmp(wl, "append") == 0)
-			return run_append(dir, seed);
+		if (strcmp(wl, "append") == 0 || strcmp(wl, "nosync") == 0)
+			return run_append(dir, seed, strcmp(wl, "nosync") == 0);
 		if (strcmp(wl, "overwrite") == 0)
 			return run_overwrite(dir, seed);
 		if (strcmp(wl, "mixed") == 0)
@@ -195,7 +195,7 @@ int main(int argc, char **argv)
 		n = 0;
 	}
 	int rc;
-	if (strcmp(wl, "append") == 0)
+	if (strcmp(wl, "append") == 0 || strcmp(wl, "nosync") == 0)
 		rc = check_append(dir, lines, n, m, k);
 	else if (strcmp(wl, "overwrite") == 0)
 		rc = check_overwrite(dir, lines, n, m, k);

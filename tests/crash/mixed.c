@@ -257,7 +257,10 @@ int check_mixed(const char *dir, char **acks, size_t n, enum crash_mode m, enum 
 			}
 			if (!exists)
 				continue;
-			uint32_t lo = m == MODE_POSIX ? s->synced : s->len, hi = s->len;
+			/* Killed: every mode keeps what a write returned for, as
+			 * the kernel's page cache does (POSIX mode's staged
+			 * appends through recovery). */
+			uint32_t lo = s->len, hi = s->len;
 			if (b && which == 1 && m != MODE_STRICT) {
 				/* A write in flight may be partly there (not in strict). */
 				if (strcmp(fl_what, "append") == 0)

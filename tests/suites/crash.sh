@@ -42,6 +42,12 @@ expect() { # expect pass|fail WHAT CHECK-ARGS...
 }
 run_native append 0.3
 expect pass "native appender passes" append "$d" "$ack" sync kill
+# The kernel keeps every write through a kill, fsynced or not: the check
+# POSIX mode's staged appends must pass holds there.
+run_native nosync 0.3
+expect pass "native appender that never fsyncs passes (posix, kill: every write kept)" \
+	nosync "$d" "$ack" posix kill
+run_native append 0.3
 size=$(stat -c %s "$d/append.dat")
 # A byte that is not 0 already (a record header holds zeros: seen once in
 # the lab, where the middle byte happened to be one, and the check passed).

@@ -15,7 +15,7 @@
 # k's: one workload per mode of $MODES at once, each in its own directory,
 # acking to its own file on the share, and says READY. The host waits for
 # READY, sleeps 0.5-4 s at random, and kills QEMU. The last boot only checks.
-# Workloads rotate across cuts: append, overwrite, mixed, sqlite
+# Workloads rotate across cuts: append, overwrite, mixed, sqlite, nosync
 # (tests/crash/). After the last cut the host runs xfs_repair -n on the image.
 #
 # The harness checks itself: just before READY every boot writes 4 MiB to a
@@ -60,7 +60,7 @@ SEED=${POWERCUT_SEED:-1}
 BOOT_TIMEOUT=${POWERCUT_BOOT_TIMEOUT:-240}
 BOOT_RETRIES=${POWERCUT_BOOT_RETRIES:-2}
 read -r DMIN DMAX <<<"${POWERCUT_DELAY_MS:-500 4000}"
-WORKLOADS=(append overwrite mixed sqlite)
+WORKLOADS=(append overwrite mixed sqlite nosync)
 MEDIA=${POWERCUT_MEDIA:-disk}
 case $MEDIA in disk | pmem) ;; *) die "POWERCUT_MEDIA must be disk or pmem" ;; esac
 OUTD=${SFS_TEST_OUT:-$REPO/tests/output}/powercut$([ "$MEDIA" = pmem ] && echo -pmem)

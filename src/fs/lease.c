@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#define _GNU_SOURCE
+#include "lease.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../init.h"
+#include "../interpose/real.h"
+#include "../oplog/oplog.h"
+#include "../util/compiler.h"
+#include "../util/msg.h"
+#include "../util/stats.h"
+#include "../util/threads.h"
+#include "flush.h"
+#include "../util/signals.h"
+
+/* Data operations on a file that is not leased before the library asks
+ * for a lease: a file read or written once or twice is cheaper left to
+ * the kernel (a lease costs three system calls, about 2.5 us here). */
+#define LEASE_AFTER 4
+
+/* After the kernel refused a lease (the file is open elsewhere), the next
+ * try waits this long, doubling up to the maximum. */
+#define RETRY_MIN_NS (1000 * 1000)
+#define RETRY_MAX_NS (256 * 1000 * 1000)
+
+static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic pid_t service_tid; /* 0: no service thread yet */
+
+/* The application's disposition of the signal, as it set it. */
+static struct sigaction app_act;
+static pthread_mutex_t app_act_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool handler_installed;
+
+int sfs_lease_sig(void)
+{
+	return SIGRTMAX - 3;
+}
+
+bool sfs_lease_owns(int sig)
+{
+	return handler_installed && sig == sfs_lease_sig();
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* --- breaks ------------------------------------------------------------------ */
+
+/* The break of the lease on fd (or, fd < 0, of any lease: the signal was
+ * forwarded without its siginfo). Runs on the service thread. */
+static void drop_if_broken(struct sfs_inode *in, void *unused)
+{
+	(void)unused;
+	if (!sfs_inode_leased(in))
+		return;
+	sfs_inode_lock(in);
+	/* F_GETLEASE answers the type the lease is being broken to. */
+	int want = in->kwritable ? F_WRLCK : F_RDLCK;
+	if (sfs_inode_leased(in) && sfs_real.fcntl(in->kfd, F_GETLEASE) != want) {
+		sfs_lease_drop_locked(in);
+		sfs_stat_event(SFS_EV_lease_breaks, 1);
+	}
+	sfs_inode_unlock(in);
+}
+
+static void on_break(int fd)
+{
+	struct sfs_inode *in = fd >= 0 ? sfs_inode_find_kfd(fd) : NULL;
+	if (in) {
+		drop_if_broken(in, NULL);
+		sfs_inode_put(in);
+		return;
+	}
+	sfs_inode_foreach(drop_if_broken, NULL);
+}
+
+static void *service(void *unused)
+{
+	(void)unused;
+	sfs_thread_mine();
+	atomic_store(&service_tid, (pid_t)syscall(SYS_gettid));
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, sfs_lease_sig());
+	for (;;) {
+		siginfo_t si;
+		if (sigwaitinfo(&set, &si) < 0)
+			continue;
+		on_break(si.si_code == POLL_MSG ? si.si_fd : -1);
+	}
+	return NULL;
+}
+
+/* A lease break that reached an application thread (the moment between
+ * taking a lease and aiming its signal at the service thread), or the
+ * application's own use of the number. Async-signal-safe. */
+static void handler(int sig, siginfo_t *info, void *ctx)
+{
+	if (info->si_code == POLL_MSG) {
+		pid_t tid = atomic_load(&service_tid);
+		if (tid)
+			syscall(SYS_tgkill, getpid(), tid, sig);
+		return;
+	}
+	struct sigaction a = app_act;
+	if (a.sa_handler == SIG_IGN)
+		return;
+	if (a.sa_handler == SIG_DFL) {
+		/* The default action of a real-time signal ends the process. */
+		struct sigaction dfl;
+		memset(&dfl, 0, sizeof(dfl));
+		dfl.sa_handler = SIG_DFL;
+		sfs_real.sigaction(sig, &dfl, NULL);
+		sigset_t one;
+		sigemptyset(&one);
+		sigaddset(&one, sig);
+		pthread_sigmask(SIG_UNBLOCK, &one, NULL);
+		syscall(SYS_tgkill, getpid(), (pid_t)syscall(SYS_gettid), sig);
+		return;
+	}
+	if (a.sa_flags & SA_SIGINFO)
+		a.sa_sigaction(sig, info, ctx);
+	else
+		a.sa_handler(sig);
+}
+
+/* Starts the service thread and installs the forwarding handler, once. */
+static bool start(void)
+{
+	if (atomic_load_explicit(&service_tid, memory_order_acquire))
+		return true;
+	sfs_mutex_lock(&start_lock);
+	if (!handler_installed) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = handler;
+		sa.sa_flags = SA_SIGINFO | SA_RESTART;
+		sigemptyset(&sa.sa_mask);
+		sfs_mutex_lock(&app_act_lock);
+		handler_installed = sfs_real.sigaction(sfs_lease_sig(), &sa, &app_act) == 0;
+		sfs_mutex_unlock(&app_act_lock);
+	}
+	if (handler_installed && !atomic_load(&service_tid)) {
+		sigset_t all, old;
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old); /* the thread inherits it */
+		pthread_t t;
+		if (pthread_create(&t, NULL, service, NULL) == 0) {
+			pthread_detach(t);
+			while (!atomic_load(&service_tid))
+				sched_yield();
+		}
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	sfs_mutex_unlock(&start_lock);
+	return atomic_load(&service_tid) != 0;
+}
+
+/* --- taking and dropping ----------------------------------------------------- */
+
+bool sfs_lease_take_locked(struct sfs_inode *in, bool force)
+{
+	if (sfs_inode_leased(in))
+		return true;
+	if (in->lease_never || in->kfd < 0)
+		return false;
+	if (!force && ++in->lease_ops < LEASE_AFTER)
+		return false;
+	int64_t now = now_ns();
+	if (now < in->lease_retry_at)
+		return false;
+	if (!start())
+		return false;
+	int sig = sfs_lease_sig();
+	int type = in->kwritable ? F_WRLCK : F_RDLCK;
+	/* The signal first (releasing a lease forgets it), the lease, then
+	 * the signal aimed at the service thread (taking a lease aims it at
+	 * the process). */
+	if (sfs_real.fcntl(in->kfd, F_SETSIG, sig) != 0 ||
+	    sfs_real.fcntl(in->kfd, F_SETLEASE, type) != 0) {
+		if (errno == EAGAIN || errno == EBUSY || errno == EWOULDBLOCK) {
+			/* Open elsewhere now: later, less often each time. */
+			in->lease_backoff = in->lease_backoff ? SFS_MIN(2 * in->lease_backoff,
+									(int64_t)RETRY_MAX_NS)
+							      : RETRY_MIN_NS;
+			in->lease_retry_at = now + in->lease_backoff;
+			sfs_stat_event(SFS_EV_lease_refused, 1);
+		} else {
+			/* Not the owner (EACCES), no leases here (EINVAL): never. */
+			in->lease_never = true;
+			sfs_stat_event(SFS_EV_lease_refused, 1);
+		}
+		return false;
+	}
+	struct f_owner_ex owner = {F_OWNER_TID, atomic_load(&service_tid)};
+	sfs_real.fcntl(in->kfd, F_SETOWN_EX, &owner);
+	in->lease_backoff = 0;
+	in->lease_ops = 0;
+	/* The file may have changed while others had it: the kernel's size is
+	 * the truth now, and the kernel holds changes only its fsync makes
+	 * durable. Nothing is staged while a file is not leased. */
+	struct stat st;
+	if (sfs_real.fstat(in->kfd, &st) == 0) {
+		atomic_store(&in->ksize, st.st_size);
+		atomic_store(&in->size, st.st_size);
+	}
+	sfs_inode_kernel_changed(in);
+	in->wr_next = -1;
+	in->t_populated = 0;
+	atomic_store_explicit(&in->leased, true, memory_order_release);
+	sfs_stat_event(SFS_EV_leases, 1);
+	return true;
+}
+
+bool sfs_lease_try(struct sfs_inode *in)
+{
+	if (in->lease_never)
+		return false;
+	if (!sfs_inode_trylock(in))
+		return false; /* a writer is busy: the next operation tries */
+	bool ok = sfs_lease_take_locked(in, false);
+	sfs_inode_unlock(in);
+	return ok;
+}
+
+int sfs_lease_drop_locked(struct sfs_inode *in)
+{
+	if (!sfs_inode_leased(in))
+		return 0;
+	int rc = sfs_inode_flush_locked(in, SFS_FLUSH_VISIBLE);
+	if (rc && atomic_load(&in->staged)) {
+		/* The window cannot go in (its file changed behind the lease,
+		 * relink.c): it stays bound, for recovery, and leaves the inode. */
+		sfs_barrier_close(in);
+		atomic_store(&in->staged, false);
+		sfs_inode_staged_changed(-1);
+		sfs_stage_abandon(&in->stage);
+		sfs_barrier_open(in);
+	}
+	/* Sync and strict: the file durable and its records dead, so that no
+	 * replay writes them over what the next user of the file writes. */
+	if (in->logged) {
+		int c = sfs_oplog_commit(in);
+		if (!rc)
+			rc = c;
+	}
+	sfs_inode_unreserve_locked(in);
+	sfs_stage_detach(&in->stage); /* unbound: the next holder binds its own */
+	/* Readers of the mappings are out before the kernel lets another user
+	 * in: they read what was there before anything else could change. */
+	sfs_barrier_close(in);
+	atomic_store_explicit(&in->leased, false, memory_order_release);
+	sfs_barrier_open(in);
+	sfs_real.fcntl(in->kfd, F_SETLEASE, F_UNLCK);
+	in->lease_ops = 0;
+	return rc;
+}
+
+static void drop_one(struct sfs_inode *in, void *unused)
+{
+	(void)unused;
+	if (!sfs_inode_leased(in))
+		return;
+	sfs_inode_lock(in);
+	sfs_lease_drop_locked(in);
+	sfs_inode_unlock(in);
+}
+
+void sfs_lease_drop_all(void)
+{
+	sfs_inode_foreach(drop_one, NULL);
+}
+
+int sfs_lease_app_action(const struct sigaction *act, struct sigaction *old)
+{
+	sfs_mutex_lock(&app_act_lock);
+	if (old)
+		*old = app_act;
+	if (act) {
+		app_act = *act;
+		sigdelset(&app_act.sa_mask, SIGKILL);
+		sigdelset(&app_act.sa_mask, SIGSTOP);
+	}
+	sfs_mutex_unlock(&app_act_lock);
+	return 0;
+}
+
+void sfs_lease_reset_child(void)
+{
+	pthread_mutex_init(&start_lock, NULL);
+	pthread_mutex_init(&app_act_lock, NULL);
+	atomic_store(&service_tid, 0);
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The kernel's open file behind a managed inode: one per process and file
+ * where it can be (so the process can take a lease on it, lease.h), shared
+ * by every descriptor the application opens on the file. Internal to fs/. */
+#ifndef SFS_FS_OPENFILE_H
+#define SFS_FS_OPENFILE_H
+
+#include <fcntl.h>
+#include <stdbool.h>
+
+struct sfs_inode;
+
+static inline bool sfs_openfile_writes(int flags)
+{
+	return (flags & O_ACCMODE) != O_RDONLY;
+}
+
+/* Makes the application's descriptor appfd refer to the open file of nfd
+ * instead of its own (closing that one), keeping appfd's close-on-exec. 0
+ * or -errno. */
+int sfs_openfile_replace(int nfd, int appfd);
+
+/* The kernel's open file behind appfd as the library needs it: readable
+ * (a mapping needs read access) and without O_APPEND (the library's
+ * pwrites must not append). An O_WRONLY open is replaced by an O_RDWR one
+ * of the same file, unless the process holds POSIX locks on it (locks).
+ * Returns whether the library may write through it; *mergeable: whether
+ * later opens may share it. The application's view of its flags stays in
+ * its struct sfs_file. */
+bool sfs_openfile_prepare(int appfd, int flags, bool locks, bool *mergeable);
+
+/* A writer opens a file whose shared open file is read-only: the writer's
+ * open (made readable) becomes the shared one, for every descriptor of the
+ * inode. Caller holds the lock; no lease is held. */
+bool sfs_openfile_upgrade(struct sfs_inode *in, int appfd, int flags);
+
+#endif

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The operation log's file (format.h): writing records, and making a log or
+ * taking a free one. Internal to oplog/. */
+#ifndef SFS_OPLOG_LOGFILE_H
+#define SFS_OPLOG_LOGFILE_H
+
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "../util/pmem.h"
+#include "format.h"
+
+/* Writes record e (its payload in iov) at off with one synchronous write,
+ * or on DAX (pm: the log mapped) with stores and one fence: entry, payload,
+ * zero padding to the next 64 bytes. The CRC covers entry and payload. 0 or
+ * -errno. At most 64 iovecs. */
+int sfs_logfile_write_record(int fd, struct sfs_pmem_map *pm, struct sfs_log_entry *e,
+			     const struct iovec *iov, int cnt, uint64_t off);
+
+/* Writes the header of generation gen (this boot and mount). */
+int sfs_logfile_write_header(int fd, uint64_t gen, uint64_t size);
+
+/* The generation in a log's header, or 0 if it has none. */
+uint64_t sfs_logfile_read_gen(int fd);
+
+/* The log's size: SPLITFS_LOG_SIZE, or what the application's RLIMIT_FSIZE
+ * lets the library write (whole MiBs; the limit is the application's to
+ * meet, never the library's). 0: no log fits. */
+uint64_t sfs_logfile_size(void);
+
+/* A free log (given back by a process that exited cleanly) of this user's,
+ * of the right size, locked and renamed to name; its fd, or -1. */
+int sfs_logfile_claim_free(const char *name, uint64_t size);
+
+/* A new log: an unnamed file, zero-filled, locked, with its header,
+ * durable; then named name, durably. Its fd, or -errno. */
+int sfs_logfile_create(const char *name, uint64_t size);
+
+#endif

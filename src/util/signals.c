@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#define _GNU_SOURCE
+#include "signals.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "../fs/flush.h"
+#include "../interpose/real.h"
+
+__thread int sfs_busy __attribute__((tls_model("initial-exec")));
+__thread int sfs_deferred __attribute__((tls_model("initial-exec")));
+
+#define SA_EXPOSE_TAGBITS_ 0x00000800u /* <asm/signal-defs.h>, not in glibc's */
+#define SA_RESTORER_ 0x04000000u	    /* x86 */
+#define NSIG_ 65
+
+/* Signals deferred on this thread, in arrival order; one per signal, as the
+ * kernel keeps a standard signal pending once. */
+#define MAX_DEFERRED 8
+struct deferred {
+	int sig;
+	siginfo_t info;
+};
+static __thread struct deferred queue[MAX_DEFERRED] __attribute__((tls_model("initial-exec")));
+
+/* The application's actions, as it set them, for the signals the library
+ * virtualises (owned[sig]). Written under lock, read by the handlers. */
+static struct sigaction app[NSIG_];
+static bool owned[NSIG_];
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static bool installed;
+
+/* The signals whose default action ends the process and that nothing but
+ * another process (or a timer, a pipe, a file-size limit) raises. */
+static bool fatal_by_default(int sig)
+{
+	switch (sig) {
+	case SIGHUP: case SIGINT: case SIGQUIT: case SIGABRT: case SIGUSR1: case SIGUSR2:
+	case SIGPIPE: case SIGALRM: case SIGTERM: case SIGSTKFLT: case SIGXCPU: case SIGXFSZ:
+	case SIGVTALRM: case SIGPROF: case SIGIO: case SIGPWR:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Whether the library manages sig's disposition (not the guard's SIGSEGV
+ * and SIGBUS, nor what cannot be caught). */
+static bool manageable(int sig)
+{
+	return sig > 0 && sig < NSIG_ && sig != SIGKILL && sig != SIGSTOP && sig != SIGSEGV &&
+	       sig != SIGBUS && sig < SIGRTMIN;
+}
+
+static void raw_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	sfs_real.sigaction(sig, act, old);
+}
+
+/* A fault the thread raised itself: it must run now. */
+static bool synchronous(int sig, const siginfo_t *info)
+{
+	return (sig == SIGILL || sig == SIGFPE || sig == SIGTRAP || sig == SIGSYS) &&
+	       info->si_code > 0;
+}
+
+static void call_app(int sig, siginfo_t *info, void *uc)
+{
+	struct sigaction a = app[sig];
+	if (a.sa_handler == SIG_IGN || a.sa_handler == SIG_DFL)
+		return; /* changed meanwhile */
+	if (a.sa_flags & SA_RESETHAND) {
+		app[sig].sa_handler = SIG_DFL;
+		app[sig].sa_flags &= ~SA_SIGINFO;
+	}
+	if (a.sa_flags & SA_SIGINFO)
+		a.sa_sigaction(sig, info, uc);
+	else
+		a.sa_handler(sig);
+}
+
+static void trampoline(int sig, siginfo_t *info, void *uc)
+{
+	if (sfs_busy > 0 && !synchronous(sig, info)) {
+		for (int i = 0; i < sfs_deferred; i++)
+			if (queue[i].sig == sig)
+				return; /* pending already: signals do not queue */
+		if (sfs_deferred < MAX_DEFERRED) {
+			queue[sfs_deferred].sig = sig;
+			queue[sfs_deferred].info = *info;
+			__atomic_signal_fence(__ATOMIC_SEQ_CST);
+			sfs_deferred++;
+			return;
+		}
+	}
+	call_app(sig, info, uc);
+}
+
+/* The deferred signals are raised again, at the thread, with their siginfo:
+ * the kernel delivers each one as it would have, when the thread's mask
+ * allows (not inside a handler that blocks it: a handler that runs here and
+ * writes must not run its own signal's deferred copy inside itself), with
+ * its own frame and the handler's mask. */
+void sfs_run_deferred(void)
+{
+	if (sfs_busy > 0)
+		return;
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old); /* the queue is still */
+	int saved = errno;
+	pid_t pid = getpid(), tid = (pid_t)syscall(SYS_gettid);
+	for (int i = 0; i < sfs_deferred; i++) {
+		siginfo_t info = queue[i].info;
+		if (syscall(SYS_rt_tgsigqueueinfo, pid, tid, queue[i].sig, &info) != 0)
+			syscall(SYS_tgkill, pid, tid, queue[i].sig);
+	}
+	sfs_deferred = 0;
+	errno = saved;
+	pthread_sigmask(SIG_SETMASK, &old, NULL); /* delivered here */
+}
+
+/* The default action of sig, which ends the process: staged appends go
+ * into their files first (no waiting, no allocation: flush.h). */
+static void fatal(int sig, siginfo_t *info, void *uc)
+{
+	(void)info;
+	(void)uc;
+	sfs_flush_before_exit();
+	struct sigaction dfl;
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	raw_sigaction(sig, &dfl, NULL);
+	sigset_t one;
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	syscall(SYS_tgkill, getpid(), (pid_t)syscall(SYS_gettid), sig);
+	pthread_sigmask(SIG_UNBLOCK, &one, NULL); /* the default action now */
+}
+
+/* Installs for sig what the application's action asks for. Caller holds
+ * lock. */
+static void install(int sig)
+{
+	struct sigaction a = app[sig], real;
+	memset(&real, 0, sizeof(real));
+	if (a.sa_handler == SIG_IGN || (a.sa_handler == SIG_DFL && !fatal_by_default(sig))) {
+		real = a;
+	} else if (a.sa_handler == SIG_DFL) {
+		real.sa_sigaction = fatal;
+		real.sa_flags = SA_SIGINFO | SA_ONSTACK;
+		sigfillset(&real.sa_mask);
+	} else {
+		real.sa_sigaction = trampoline;
+		real.sa_flags = (a.sa_flags & ~SA_RESTORER_) | SA_SIGINFO;
+		real.sa_mask = a.sa_mask;
+	}
+	raw_sigaction(sig, &real, NULL);
+}
+
+void sfs_signals_install(void)
+{
+	pthread_mutex_lock(&lock);
+	for (int sig = 1; sig < NSIG_ && !installed; sig++) {
+		if (!manageable(sig))
+			continue;
+		struct sigaction cur;
+		if (sfs_real.sigaction(sig, NULL, &cur) != 0)
+			continue;
+		/* Taken over only where it is needed: a handler (deferred), or
+		 * a default action that ends the process (flushed first). */
+		if (cur.sa_handler == SIG_IGN || (cur.sa_handler == SIG_DFL && !fatal_by_default(sig)))
+			continue;
+		app[sig] = cur;
+		owned[sig] = true;
+		install(sig);
+	}
+	installed = true;
+	pthread_mutex_unlock(&lock);
+}
+
+bool sfs_signals_own(int sig)
+{
+	return installed && manageable(sig);
+}
+
+int sfs_signals_action(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	sfs_busy_enter(); /* a handler must not run into this lock */
+	pthread_mutex_lock(&lock);
+	struct sigaction cur;
+	int rc = sfs_real.sigaction(sig, NULL, &cur);
+	if (rc == 0 && old) {
+		/* What the application set, unless something changed it behind
+		 * the library's back (glibc's sigset calls sigaction inside). */
+		bool ours = owned[sig] && (cur.sa_flags & SA_SIGINFO) &&
+			    (cur.sa_sigaction == trampoline || cur.sa_sigaction == fatal);
+		*old = ours ? app[sig] : cur;
+	}
+	if (rc == 0 && act) {
+		app[sig] = *act;
+		/* Stored as the kernel stores it: unknown flag bits cleared,
+		 * SIGKILL and SIGSTOP never blocked. */
+		app[sig].sa_flags &= (int)(SA_NOCLDSTOP | SA_NOCLDWAIT | SA_SIGINFO | SA_ONSTACK |
+					   SA_RESTART | SA_NODEFER | SA_RESETHAND |
+					   SA_EXPOSE_TAGBITS_ | SA_RESTORER_);
+		sigdelset(&app[sig].sa_mask, SIGKILL);
+		sigdelset(&app[sig].sa_mask, SIGSTOP);
+		owned[sig] = true;
+		install(sig);
+	}
+	pthread_mutex_unlock(&lock);
+	sfs_busy_exit();
+	return rc;
+}
+
+void sfs_signals_reset_child(void)
+{
+	pthread_mutex_init(&lock, NULL);
+	sfs_deferred = 0;
+	sfs_busy = 0;
+}

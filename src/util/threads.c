@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#define _GNU_SOURCE
+#include "threads.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../interpose/real.h"
+
+#define MAX_MINE 16
+
+static _Atomic pid_t mine[MAX_MINE];
+static atomic_bool watching;
+
+void sfs_thread_mine(void)
+{
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+	for (int i = 0; i < MAX_MINE; i++) {
+		pid_t zero = 0;
+		if (atomic_compare_exchange_strong(&mine[i], &zero, tid))
+			return;
+	}
+}
+
+void sfs_thread_not_mine(void)
+{
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+	for (int i = 0; i < MAX_MINE; i++) {
+		pid_t t = tid;
+		if (atomic_compare_exchange_strong(&mine[i], &t, 0))
+			return;
+	}
+}
+
+static bool is_mine(pid_t tid)
+{
+	for (int i = 0; i < MAX_MINE; i++)
+		if (atomic_load(&mine[i]) == tid)
+			return true;
+	return false;
+}
+
+/* Whether thread tid still runs (an exited main thread stays listed, a
+ * zombie, until the whole group ends). */
+static bool running(const char *tid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/self/task/%s/stat", tid);
+	int fd = sfs_real.open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = sfs_real.read(fd, buf, sizeof(buf) - 1);
+	sfs_real.close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	const char *p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+}
+
+static int application_threads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	if (!d)
+		return 1;
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		if (!is_mine((pid_t)atoi(e->d_name)) && running(e->d_name))
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+static void *watch(void *unused)
+{
+	(void)unused;
+	sfs_thread_mine();
+	for (;;) {
+		struct timespec t = {0, 10 * 1000 * 1000};
+		nanosleep(&t, NULL);
+		if (application_threads() == 0)
+			exit(0); /* what glibc does when the last thread exits */
+	}
+	return NULL;
+}
+
+void sfs_main_thread_exiting(void)
+{
+	if (atomic_exchange(&watching, true))
+		return;
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_t t;
+	if (pthread_create(&t, NULL, watch, NULL) == 0)
+		pthread_detach(t);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+void sfs_threads_reset_child(void)
+{
+	for (int i = 0; i < MAX_MINE; i++)
+		atomic_store(&mine[i], 0);
+	atomic_store(&watching, false);
+}
