@@ -24,6 +24,10 @@ int64_t sfs_inode_size(struct sfs_inode *in);
 /* Reads up to n bytes at off. Returns the count or -errno. */
 ssize_t sfs_inode_pread(struct sfs_inode *in, void *buf, size_t n, int64_t off);
 
+/* The same for a vector, as one read: no write of this process changes the
+ * range while it is copied (versions.h). iov must be validated. */
+ssize_t sfs_inode_preadv(struct sfs_inode *in, const struct iovec *iov, int cnt, int64_t off);
+
 /* One write at off as POSIX mode does it: stores below the staging
  * boundary, appends into the staging window, the kernel when neither can.
  * Returns n or -errno. Caller holds the lock and has applied the limits. */

@@ -221,18 +221,7 @@ ssize_t sfs_file_readv(struct sfs_file *f, const struct iovec *uiov, int cnt, in
 			sfs_mutex_unlock(&f->pos_lock);
 		goto out;
 	}
-	done = 0;
-	for (int i = 0; i < cnt; i++) {
-		ssize_t r = sfs_inode_pread(f->inode, iov[i].iov_base, iov[i].iov_len, at + done);
-		if (r < 0) {
-			if (done == 0)
-				done = r;
-			break;
-		}
-		done += r;
-		if ((size_t)r < iov[i].iov_len)
-			break;
-	}
+	done = sfs_inode_preadv(f->inode, iov, cnt, at);
 	if (use_pos) {
 		if (done > 0)
 			f->pos += done;

@@ -110,6 +110,8 @@ int sfs_inode_truncate(struct sfs_inode *in, int fd, const char *path, int64_t l
 	if (fd < 0)
 		fd = in->kfd; /* the same file: no path lookup, no lease break */
 	sfs_barrier_close(in);
+	/* A readv's pieces see the file before it or after it, not both. */
+	sfs_ver_write_begin(&in->ver, 0, SFS_VER_ALL);
 	int rc = sfs_relink(in, false);
 	/* Sync and strict modes log it first (write-ahead): a replay must never
 	 * run this file's older records over a truncation it does not know. */
@@ -132,6 +134,7 @@ int sfs_inode_truncate(struct sfs_inode *in, int fd, const char *path, int64_t l
 		if (sfs_oplog_on() && !logged && sfs_real.fdatasync(in->kfd) != 0)
 			rc = -errno;
 	}
+	sfs_ver_write_end(&in->ver, 0, SFS_VER_ALL);
 	sfs_barrier_open(in);
 	sfs_inode_unlock(in);
 	return rc;
@@ -200,7 +203,7 @@ static void flush_nowait(struct sfs_inode *in)
 {
 	if (!atomic_load(&in->staged) || !sfs_inode_trylock(in))
 		return;
-	if (atomic_load(&in->readers) == 0) {
+	if (!sfs_readers_active(in)) {
 		sfs_barrier_close(in);
 		if (sfs_relink(in, false) == 0)
 			sfs_stage_unbind(&in->stage);

@@ -43,10 +43,19 @@ static void futex(atomic_int *word, int op, int val)
 	sfs_real.syscall(SYS_futex, word, op | FUTEX_PRIVATE_FLAG, val, NULL, NULL, 0);
 }
 
+__thread int sfs_reader_slot __attribute__((tls_model("initial-exec"))) = -1;
+
+int sfs_reader_slot_assign(void)
+{
+	static atomic_uint next;
+	sfs_reader_slot = (int)(atomic_fetch_add(&next, 1) % SFS_READER_SLOTS);
+	return sfs_reader_slot;
+}
+
 void sfs_barrier_close(struct sfs_inode *in)
 {
 	atomic_store(&in->barrier, 1);
-	while (atomic_load(&in->readers))
+	while (sfs_readers_active(in))
 		sched_yield();
 }
 
@@ -193,7 +202,10 @@ static struct sfs_inode *create(int appfd, const struct stat *st, int flags)
 	if (kfd < 0)
 		return NULL;
 	sfs_fd_set_internal(kfd, true);
-	struct sfs_inode *in = calloc(1, sizeof(*in));
+	/* aligned: the version counters sit on their own cache lines */
+	struct sfs_inode *in = aligned_alloc(_Alignof(struct sfs_inode), sizeof(*in));
+	if (in)
+		memset(in, 0, sizeof(*in));
 	if (!in) {
 		sfs_internal_close(kfd);
 		return NULL;

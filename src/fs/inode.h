@@ -37,7 +37,8 @@
  * POSIX record locks on the file is an exception: closing any descriptor
  * of the file would drop them, so its opens stay apart (and unleased).
  *
- * Plain writes never close the barrier, so readers never wait for them. */
+ * Plain writes never close the barrier, so readers never wait for them:
+ * a read that overlapped a write of its range copies again (versions.h). */
 #ifndef SFS_FS_INODE_H
 #define SFS_FS_INODE_H
 
@@ -50,12 +51,20 @@
 
 #include "../map/maptab.h"
 #include "../staging/stage.h"
+#include "../util/compiler.h"
 #include "../util/signals.h"
+#include "versions.h"
 
 /* Returned by fs-layer calls when the file was just left to the kernel
  * (process.h): the wrapper makes the call there. Below every errno, as
  * project codes are (style.md). */
 #define SFS_E_KERNEL (-100001)
+
+#define SFS_READER_SLOTS 16
+
+/* This thread's reader slot (assigned round robin at its first read). */
+extern __thread int sfs_reader_slot __attribute__((tls_model("initial-exec")));
+int sfs_reader_slot_assign(void);
 
 struct sfs_inode {
 	dev_t dev;
@@ -67,8 +76,13 @@ struct sfs_inode {
 	bool mergeable; /* another open of the file may share kfd's open file */
 
 	pthread_mutex_t lock; /* the writer lock */
-	atomic_int readers;
 	atomic_int barrier; /* non-zero: a structural change is running */
+	/* Readers in a read section, counted on the slot of their thread
+	 * (sfs_reader_slot), each on its own cache line: readers on many CPUs
+	 * do not write one shared line. The sum is what counts. */
+	struct {
+		_Alignas(64) atomic_int n;
+	} readers[SFS_READER_SLOTS];
 
 	/* The lease (lease.h). leased: served from user space; changed under
 	 * the lock with the barrier closed. The rest under the lock. */
@@ -89,6 +103,9 @@ struct sfs_inode {
 
 	struct sfs_stage stage;
 	struct sfs_maptab maps; /* mappings of the target */
+	/* Readers' consistency against this process's writers (versions.h);
+	 * written under the lock. The inode is allocated 64-byte aligned. */
+	struct sfs_versions ver;
 
 	/* Sequential writers (under the lock): where the last write ended, and
 	 * how far the target's pages are already populated writable (see
@@ -150,24 +167,41 @@ struct sfs_inode {
 
 void sfs_read_wait(struct sfs_inode *in);
 
-/* The reader count and the barrier are both seq_cst: a reader that saw the
- * barrier open is counted before the closer looks at the count. */
+static inline int sfs_my_reader_slot(void)
+{
+	int s = sfs_reader_slot;
+	return sfs_likely(s >= 0) ? s : sfs_reader_slot_assign();
+}
+
+/* The reader counts and the barrier are all seq_cst: a reader that saw the
+ * barrier open is counted before the closer, which closed it first, looks
+ * at its slot. */
 static inline void sfs_read_enter(struct sfs_inode *in)
 {
 	sfs_busy_enter(); /* a signal handler must not wait for this reader */
+	atomic_int *n = &in->readers[sfs_my_reader_slot()].n;
 	for (;;) {
-		atomic_fetch_add(&in->readers, 1);
+		atomic_fetch_add(n, 1);
 		if (!atomic_load(&in->barrier))
 			return;
-		atomic_fetch_sub(&in->readers, 1);
+		atomic_fetch_sub(n, 1);
 		sfs_read_wait(in);
 	}
 }
 
 static inline void sfs_read_exit(struct sfs_inode *in)
 {
-	atomic_fetch_sub_explicit(&in->readers, 1, memory_order_release);
+	atomic_fetch_sub_explicit(&in->readers[sfs_reader_slot].n, 1, memory_order_release);
 	sfs_busy_exit();
+}
+
+/* Whether a reader is in a read section now. */
+static inline bool sfs_readers_active(struct sfs_inode *in)
+{
+	for (int i = 0; i < SFS_READER_SLOTS; i++)
+		if (atomic_load(&in->readers[i].n))
+			return true;
+	return false;
 }
 
 /* --- the writer lock and other processes ---------------------------------- */

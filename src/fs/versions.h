@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Versioned reads (KucoFS §4.3): a read never returns a block that a
+ * concurrent write of the same process has half changed, and readers write
+ * no shared memory to get that.
+ *
+ * Every 4 KiB block of the file maps to one of SFS_VER_STRIPES sequence
+ * counters (block number modulo the count), each on its own cache line. A
+ * writer (which holds the inode lock, so writers never meet here) makes the
+ * counters of the blocks it is about to change odd, changes them, and makes
+ * the counters even again. A reader notes the counters of its range, copies,
+ * and keeps the copy only if none of them moved and none was odd: then no
+ * write of a block it read ran meanwhile. Otherwise it copies again. Two
+ * blocks that share a counter only cost a retry, never a wrong answer.
+ *
+ * This orders the library's own readers and writers, as the kernel's inode
+ * lock orders read(2) and write(2) (POSIX 2.9.7). Another process is never
+ * served from the same mappings at the same time (a lease, lease.h). */
+#ifndef SFS_FS_VERSIONS_H
+#define SFS_FS_VERSIONS_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../util/compiler.h"
+
+#define SFS_VER_STRIPES 32 /* a power of two */
+#define SFS_VER_SHIFT 12   /* 4 KiB blocks */
+
+struct sfs_versions {
+	struct {
+		_Alignas(64) _Atomic uint32_t seq;
+	} stripe[SFS_VER_STRIPES];
+};
+static_assert(sizeof(struct sfs_versions) == 64 * SFS_VER_STRIPES, "one counter per line");
+
+/* The stripes [first, first + count) (modulo the count) that cover
+ * [off, off + n); n > 0. */
+static inline void sfs_ver_span(int64_t off, uint64_t n, unsigned *first, unsigned *count)
+{
+	uint64_t b0 = (uint64_t)off >> SFS_VER_SHIFT;
+	uint64_t b1 = ((uint64_t)off + n - 1) >> SFS_VER_SHIFT;
+	*first = (unsigned)(b0 & (SFS_VER_STRIPES - 1));
+	*count = b1 - b0 + 1 >= SFS_VER_STRIPES ? SFS_VER_STRIPES : (unsigned)(b1 - b0 + 1);
+}
+
+/* A writer's bracket around a change of [off, off + n). Caller holds the
+ * inode lock (one writer at a time). */
+static inline void sfs_ver_write_begin(struct sfs_versions *v, int64_t off, uint64_t n)
+{
+	unsigned first, count;
+	if (n == 0)
+		return;
+	sfs_ver_span(off, n, &first, &count);
+	for (unsigned i = 0; i < count; i++) {
+		_Atomic uint32_t *s = &v->stripe[(first + i) & (SFS_VER_STRIPES - 1)].seq;
+		atomic_store_explicit(s, atomic_load_explicit(s, memory_order_relaxed) + 1,
+				      memory_order_relaxed);
+	}
+	/* The odd counters are visible before any byte of the write (the
+	 * seqlock writer's fence: stores after it are not seen before it). */
+	atomic_thread_fence(memory_order_release);
+}
+
+static inline void sfs_ver_write_end(struct sfs_versions *v, int64_t off, uint64_t n)
+{
+	unsigned first, count;
+	if (n == 0)
+		return;
+	sfs_ver_span(off, n, &first, &count);
+	for (unsigned i = 0; i < count; i++) {
+		_Atomic uint32_t *s = &v->stripe[(first + i) & (SFS_VER_STRIPES - 1)].seq;
+		atomic_store_explicit(s, atomic_load_explicit(s, memory_order_relaxed) + 1,
+				      memory_order_release);
+	}
+}
+
+/* Every stripe: a change of the whole file (a truncation). */
+#define SFS_VER_ALL ((uint64_t)SFS_VER_STRIPES << SFS_VER_SHIFT)
+
+/* What a reader notes before it copies: its stripes and the sum of their
+ * counters. Counters only grow, so an unchanged sum means no counter moved. */
+struct sfs_ver_snap {
+	unsigned first, count;
+	uint64_t sum;
+};
+
+static inline uint64_t sfs_ver_sum(struct sfs_versions *v, unsigned first, unsigned count,
+				   uint32_t *odd, memory_order mo)
+{
+	uint64_t sum = 0;
+	uint32_t any = 0;
+	for (unsigned i = 0; i < count; i++) {
+		uint32_t q = atomic_load_explicit(&v->stripe[(first + i) & (SFS_VER_STRIPES - 1)].seq,
+						  mo);
+		sum += q;
+		any |= q;
+	}
+	*odd = any & 1;
+	return sum;
+}
+
+/* Notes the counters of [off, off + n), n > 0. false: a write of the
+ * range is running (try again). */
+static inline bool sfs_ver_read_begin(struct sfs_versions *v, int64_t off, uint64_t n,
+				      struct sfs_ver_snap *s)
+{
+	uint32_t odd;
+	sfs_ver_span(off, n, &s->first, &s->count);
+	if (sfs_likely(s->count == 1)) { /* one block: the common read */
+		s->sum = atomic_load_explicit(&v->stripe[s->first].seq, memory_order_acquire);
+		return !(s->sum & 1);
+	}
+	s->sum = sfs_ver_sum(v, s->first, s->count, &odd, memory_order_acquire);
+	return !odd;
+}
+
+/* After the copy: true if no write of the range ran since read_begin. */
+static inline bool sfs_ver_read_valid(struct sfs_versions *v, const struct sfs_ver_snap *s)
+{
+	uint32_t odd;
+	atomic_thread_fence(memory_order_acquire); /* the copy's loads come first */
+	if (sfs_likely(s->count == 1))
+		return atomic_load_explicit(&v->stripe[s->first].seq, memory_order_relaxed) == s->sum;
+	return sfs_ver_sum(v, s->first, s->count, &odd, memory_order_relaxed) == s->sum;
+}
+
+#endif
