@@ -21,6 +21,7 @@
 #include "oplog/oplog.h"
 #include "oplog/recover.h"
 #include "interpose/real.h"
+#include "map/protect.h"
 #include "staging/adopt.h"
 #include "staging/pool.h"
 #include "util/compiler.h"
@@ -231,6 +232,7 @@ static void do_init(void)
 		return;
 	}
 	recover_dead();
+	sfs_protect_init();
 	sfs_guard_install();
 	sfs_signals_install();
 	pthread_atfork(sfs_atfork_prepare, sfs_atfork_parent, sfs_atfork_child);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../init.h"
+#include "../map/protect.h"
 #include "../interpose/real.h"
 #include "../relink/relink.h"
 #include "../util/compiler.h"
@@ -38,7 +39,8 @@
 static int xfer(struct sfs_inode *in, int64_t off, char *buf, size_t n, bool to_file)
 {
 	int64_t chunk = (int64_t)1 << sfs_g.map_shift;
-	int prot = PROT_READ | (in->writable ? PROT_WRITE : 0);
+	bool rw = atomic_load_explicit(&in->maps_rw, memory_order_relaxed);
+	int prot = PROT_READ | (rw ? PROT_WRITE : 0);
 	bool flush = to_file && sfs_inode_dax_flushes(in);
 	bool flushed = false;
 	int rc = 0;
@@ -46,8 +48,13 @@ static int xfer(struct sfs_inode *in, int64_t off, char *buf, size_t n, bool to_
 		size_t in_chunk = (size_t)(chunk - (off & (chunk - 1)));
 		size_t len = SFS_MIN(n, in_chunk);
 		int err = 0;
-		/* DAX: mapped at once (no page cache to spare a first touch). */
-		char *m = sfs_map_get(&in->maps, in->kfd, (uint64_t)off, prot, !flush, &err);
+		/* DAX: mapped at once (no page cache to spare a first touch).
+		 * Read-only chunks (SPLITFS_PROTECT) take no store: the kernel
+		 * writes (a write window, two mprotects, costs 4.7 times a
+		 * pwrite here: README, Stray writes). */
+		char *m = to_file && !rw ? (err = -EAGAIN, NULL)
+					 : sfs_map_get(&in->maps, in->kfd, (uint64_t)off, prot, !flush,
+						       &err);
 		if (!m) {
 			/* Not mapped (first touch, budget, radix): the kernel copies
 			 * this piece. */
@@ -70,12 +77,17 @@ static int xfer(struct sfs_inode *in, int64_t off, char *buf, size_t n, bool to_
 			}
 		} else {
 			char *p = m + (off & (chunk - 1));
-			if (!to_file)
+			sfs_protect_may_read();
+			if (!to_file) {
 				rc = sfs_guarded_copy(buf, p, len);
-			else if (flush)
-				rc = sfs_guarded_copy_by(p, buf, len, sfs_pmem_copy_nodrain);
-			else
-				rc = sfs_guarded_copy(p, buf, len);
+			} else {
+				sfs_protect_open(); /* this thread's window (protect.h) */
+				if (flush)
+					rc = sfs_guarded_copy_by(p, buf, len, sfs_pmem_copy_nodrain);
+				else
+					rc = sfs_guarded_copy(p, buf, len);
+				sfs_protect_close();
+			}
 			flushed |= flush;
 			if (to_file && !flush)
 				sfs_inode_kernel_changed(in);
@@ -299,22 +311,39 @@ static int open_window(struct sfs_inode *in)
 
 /* Space for the bytes an append adds to the window (staging/reserve.h):
  * the blocks past the file's current end it will need at relink. */
+/* A window takes space from the process's reservation this much at a time
+ * (its spare covers the next appends without the reservation's lock, which
+ * every appending thread would otherwise take per block). When the file
+ * system cannot spare that much, exactly what the write needs. */
+#define RESERVE_BATCH (64 << 10)
+
 static int reserve(struct sfs_inode *in, int64_t end)
 {
 	int64_t have = SFS_ALIGN_UP(atomic_load(&in->size), (int64_t)SFS_BLOCK);
 	int64_t need = SFS_ALIGN_UP(end, (int64_t)SFS_BLOCK) - have;
 	if (need <= 0)
 		return 0;
-	int rc = sfs_reserve_take(need);
-	if (!rc)
-		in->reserved += need;
-	return rc;
+	if (need <= in->reserve_spare) {
+		in->reserve_spare -= need;
+		return 0;
+	}
+	need -= in->reserve_spare;
+	int64_t take = SFS_MAX(need, (int64_t)RESERVE_BATCH);
+	int rc = sfs_reserve_take(take);
+	if (rc && take > need)
+		rc = sfs_reserve_take(take = need);
+	if (rc)
+		return rc;
+	in->reserved += take;
+	in->reserve_spare = take - need;
+	return 0;
 }
 
 void sfs_inode_unreserve_locked(struct sfs_inode *in)
 {
 	sfs_reserve_give(in->reserved);
 	in->reserved = 0;
+	in->reserve_spare = 0;
 }
 
 /* Writes [off, off+n), all at or past the boundary, into the window, opening
@@ -418,7 +447,8 @@ static ssize_t write_locked(struct sfs_inode *in, const void *buf, size_t n, int
 		if (low && !in->dax && atomic_load_explicit(&in->small_syncs, memory_order_relaxed)) {
 			rc = overwrite_kernel(in, buf, low, off);
 		} else if (low) {
-			if (sequential && !sfs_inode_on_dax(in))
+			if (sequential && !sfs_inode_on_dax(in) && !sfs_g.opt.protect &&
+			    atomic_load_explicit(&in->maps_rw, memory_order_relaxed))
 				populate_ahead(&in->maps, in->kfd, off, off + (int64_t)low, boundary,
 					       64 << 10, &in->t_populated);
 			rc = xfer(in, off, (char *)buf, low, true);

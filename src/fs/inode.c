@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../map/protect.h"
 #include "../init.h"
 #include "../interpose/real.h"
 #include "../oplog/oplog.h"
@@ -230,6 +231,8 @@ static struct sfs_inode *create(int appfd, const struct stat *st, int flags)
 	atomic_store(&in->posix_locks, locks);
 	in->refs = 1;
 	in->nwriters = sfs_openfile_writes(flags) ? 1 : 0;
+	atomic_store(&in->maps_rw, in->writable && in->nwriters > 0 &&
+				       (!sfs_g.opt.protect || sfs_pkey >= 0));
 	sfs_inode_dax_setup(in);
 	atomic_store(&in->kdirty, true);
 	return in;
@@ -264,8 +267,10 @@ static bool reuse(struct sfs_inode *in, int appfd, int flags, bool from_cache, b
 	bool reads = (flags & O_ACCMODE) != O_WRONLY;
 	if ((sfs_openfile_writes(flags) && !in->kwritable) || (reads && !in->readable))
 		ok = false;
-	if (ok && sfs_openfile_writes(flags))
+	if (ok && sfs_openfile_writes(flags)) {
 		in->nwriters++;
+		sfs_inode_maps_follow_writers(in);
+	}
 	if (ok && (flags & O_TRUNC) && atomic_load(&in->staged)) {
 		/* The kernel already truncated the file: staged bytes are gone. */
 		sfs_barrier_close(in);
@@ -289,7 +294,22 @@ void sfs_inode_writer_gone(struct sfs_inode *in)
 {
 	sfs_inode_lock(in);
 	in->nwriters--;
+	sfs_inode_maps_follow_writers(in);
 	sfs_inode_unlock(in);
+}
+
+void sfs_inode_maps_follow_writers(struct sfs_inode *in)
+{
+	bool rw = in->writable && in->nwriters > 0 && (!sfs_g.opt.protect || sfs_pkey >= 0);
+	if (rw == atomic_load(&in->maps_rw))
+		return;
+	sfs_barrier_close(in);
+	atomic_store(&in->maps_rw, rw);
+	/* On DAX writable chunks must be MAP_SYNC (maptab.h), which only a
+	 * new mapping gets: mapped again on the next touch. */
+	if (in->dax || sfs_map_protect_all(&in->maps, PROT_READ | (rw ? PROT_WRITE : 0)) != 0)
+		sfs_map_drop_all(&in->maps);
+	sfs_barrier_open(in);
 }
 
 /* Closed inodes still holding a writable descriptor (evicted soon). */

@@ -99,6 +99,7 @@ struct sfs_inode {
 	/* Bytes of the process's space reservation the window holds
 	 * (staging/reserve.h), under the lock. */
 	int64_t reserved;
+	int64_t reserve_spare; /* of reserved: not yet needed by a staged byte */
 	_Atomic int64_t staged_mtime; /* ns: the last staged write (stat shows it) */
 
 	struct sfs_stage stage;
@@ -125,6 +126,12 @@ struct sfs_inode {
 	_Atomic int64_t overwrite_runs;
 
 	int nwriters; /* application files open for writing (under the lock) */
+	/* The target's chunks are mapped writable: only while the process has
+	 * the file open for writing, and never under SPLITFS_PROTECT (then a
+	 * write opens a window on its pages for its copy). A stray store into
+	 * a mapping of a file the process may not write now faults. Changed
+	 * under the lock with the barrier closed (readers map chunks). */
+	atomic_bool maps_rw;
 
 	/* POSIX mode on DAX (dax.c, data.c, flush.c): writable chunks are
 	 * mapped MAP_SYNC and, once the file is synced, every store below the
@@ -271,6 +278,10 @@ void sfs_inode_table_reset(void);
 
 /* Gives the window's space reservation back (it was relinked or dropped).
  * Caller holds the lock. */
+/* Gives the target's mappings the protection nwriters and SPLITFS_PROTECT
+ * call for (maps_rw). Caller holds the lock. */
+void sfs_inode_maps_follow_writers(struct sfs_inode *in);
+
 void sfs_inode_unreserve_locked(struct sfs_inode *in);
 
 /* Refreshes ksize/size from the kernel's size (fstat under the lock) when

@@ -9,6 +9,7 @@
 #include "../init.h"
 #include "../interpose/real.h"
 #include "../util/stats.h"
+#include "protect.h"
 
 static atomic_long nmapped;
 
@@ -93,6 +94,12 @@ char *sfs_map_get(struct sfs_maptab *t, int fd, uint64_t off, int prot, bool laz
 		*err = -errno;
 		return NULL;
 	}
+	if (sfs_pkey >= 0 && pkey_mprotect(m, len, prot, sfs_pkey) != 0) {
+		munmap(m, len); /* never an unkeyed chunk under SPLITFS_PROTECT */
+		atomic_fetch_sub(&nmapped, 1);
+		*err = -errno;
+		return NULL;
+	}
 	char *expect = atomic_load(slot);
 	if (!touch_count(expect)) {
 		munmap(m, len);
@@ -126,6 +133,21 @@ static void walk(struct sfs_maptab *t, bool unmap)
 		free(l);
 		atomic_store(&t->dir[i], NULL);
 	}
+}
+
+int sfs_map_protect_all(struct sfs_maptab *t, int prot)
+{
+	size_t len = (size_t)1 << sfs_g.map_shift;
+	int rc = 0;
+	for (int i = 0; i < SFS_MAP_FANOUT; i++) {
+		_Atomic(char *) *l = atomic_load(&t->dir[i]);
+		for (int j = 0; l && j < SFS_MAP_FANOUT; j++) {
+			char *p = atomic_load(&l[j]);
+			if (!touch_count(p) && pkey_mprotect(p, len, prot, SFS_MAX(sfs_pkey, 0)) != 0)
+				rc = -errno;
+		}
+	}
+	return rc;
 }
 
 void sfs_map_drop_all(struct sfs_maptab *t)

@@ -36,6 +36,11 @@ char *sfs_map_get(struct sfs_maptab *t, int fd, uint64_t off, int prot, bool laz
 /* The chunk if already mapped, else NULL; never maps. */
 char *sfs_map_peek(struct sfs_maptab *t, uint64_t off);
 
+/* Gives every mapped chunk prot (mprotect), e.g. read-only once the
+ * process has no descriptor of the file open for writing. No reader may be
+ * inside (a reader maps chunks). 0 or -errno. */
+int sfs_map_protect_all(struct sfs_maptab *t, int prot);
+
 /* Unmaps every chunk and frees the radix (no reader may be inside). */
 void sfs_map_drop_all(struct sfs_maptab *t);
 

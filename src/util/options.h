@@ -24,6 +24,7 @@ struct sfs_options {
 	int relink;		/* enum sfs_relink_kind */
 	bool staging;		/* stage appends (off: appends go to the kernel;
 				 * the "split path only" point of Figure 3) */
+	bool protect;		/* file mappings read-only except inside a write */
 	bool stats;
 	char stats_file[PATH_MAX];
 	bool verbose;
