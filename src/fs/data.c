@@ -1,4 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+/* The write path: stores through the target's mappings (overwrites of
+ * different stripes at once, without the inode lock), appends into the
+ * staging window, the kernel where neither can serve. Reads: read.c. */
 #define _GNU_SOURCE
 #include "data.h"
 
@@ -27,81 +30,9 @@
 #include "../staging/reserve.h"
 #include "../util/stats.h"
 #include "flush.h"
+#include "mapcopy.h"
 #include "lease.h"
 #include "../oplog/oplog.h"
-
-/* Moves n bytes between buf and file offset off of the target through its
- * chunk mappings. Returns 0, or -EFAULT when a copy faulted (the caller then
- * redoes the operation through the kernel), or another -errno.
- * Stores on DAX (in->dax) are flushed and fenced before it returns when the
- * flush primitives are known; otherwise, and for every piece the kernel
- * writes, the inode is marked kdirty (its fsync needs the kernel's). */
-static int xfer(struct sfs_inode *in, int64_t off, char *buf, size_t n, bool to_file)
-{
-	int64_t chunk = (int64_t)1 << sfs_g.map_shift;
-	bool rw = atomic_load_explicit(&in->maps_rw, memory_order_relaxed);
-	int prot = PROT_READ | (rw ? PROT_WRITE : 0);
-	bool flush = to_file && sfs_inode_dax_flushes(in);
-	bool flushed = false;
-	int rc = 0;
-	while (n > 0) {
-		size_t in_chunk = (size_t)(chunk - (off & (chunk - 1)));
-		size_t len = SFS_MIN(n, in_chunk);
-		int err = 0;
-		/* DAX: mapped at once (no page cache to spare a first touch).
-		 * Read-only chunks (SPLITFS_PROTECT) take no store: the kernel
-		 * writes (a write window, two mprotects, costs 4.7 times a
-		 * pwrite here: README, Stray writes). */
-		char *m = to_file && !rw ? (err = -EAGAIN, NULL)
-					 : sfs_map_get(&in->maps, in->kfd, (uint64_t)off, prot, !flush,
-						       &err);
-		if (!m) {
-			/* Not mapped (first touch, budget, radix): the kernel copies
-			 * this piece. */
-			if (err != -EAGAIN)
-				sfs_stat_event(SFS_EV_kernel_fallbacks, 1);
-			if (to_file)
-				sfs_inode_kernel_changed(in);
-			ssize_t r = to_file ? sfs_real.pwrite(in->kfd, buf, len, off)
-					    : sfs_real.pread(in->kfd, buf, len, off);
-			if (r < 0) {
-				rc = -errno;
-				break;
-			}
-			if ((size_t)r < len) {
-				if (to_file) {
-					rc = -EIO;
-					break;
-				}
-				memset(buf + r, 0, len - (size_t)r); /* hole past EOF */
-			}
-		} else {
-			char *p = m + (off & (chunk - 1));
-			sfs_protect_may_read();
-			if (!to_file) {
-				rc = sfs_guarded_copy(buf, p, len);
-			} else {
-				sfs_protect_open(); /* this thread's window (protect.h) */
-				if (flush)
-					rc = sfs_guarded_copy_by(p, buf, len, sfs_pmem_copy_nodrain);
-				else
-					rc = sfs_guarded_copy(p, buf, len);
-				sfs_protect_close();
-			}
-			flushed |= flush;
-			if (to_file && !flush)
-				sfs_inode_kernel_changed(in);
-			if (rc)
-				break;
-		}
-		off += (int64_t)len;
-		buf += len;
-		n -= len;
-	}
-	if (flushed)
-		sfs_pmem_drain();
-	return rc;
-}
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
@@ -135,143 +66,6 @@ static void populate_ahead(struct sfs_maptab *t, int fd, int64_t off, int64_t en
 			return; /* stores will fault instead */
 		from += len;
 	}
-}
-
-/* The kernel's answer to a read, under the writer lock, once the kernel's
- * view is complete: after a fault on the application's buffer or a mapping
- * the budget refuses, and for a read that kept meeting writes of its range
- * (sfs_inode_preadv). One preadv: the read is as atomic as the kernel's. */
-static ssize_t kernel_preadv(struct sfs_inode *in, const struct iovec *iov, int cnt, int64_t off)
-{
-	sfs_stat_event(SFS_EV_kernel_fallbacks, 1);
-	sfs_inode_lock(in);
-	int rc = sfs_relink(in, false);
-	ssize_t r = rc ? rc : sfs_real.preadv(in->kfd, iov, cnt, off);
-	if (r < 0 && !rc)
-		r = -errno;
-	sfs_inode_unlock(in);
-	return r;
-}
-
-/* A read of a file that is not leased: the kernel's, from the kernel's
- * size (another process may be changing the file), in one call. */
-static ssize_t unleased_preadv(struct sfs_inode *in, const struct iovec *iov, int cnt,
-			       int64_t off)
-{
-	sfs_stat_event(SFS_EV_unleased_ops, 1);
-	ssize_t r = sfs_real.preadv(in->kfd, iov, cnt, off);
-	return r < 0 ? -errno : r;
-}
-
-int64_t sfs_inode_size(struct sfs_inode *in)
-{
-	sfs_read_enter(in);
-	bool leased = sfs_inode_leased(in);
-	int64_t size = atomic_load_explicit(&in->size, memory_order_acquire);
-	sfs_read_exit(in);
-	if (leased)
-		return size;
-	struct stat st;
-	return sfs_real.fstat(in->kfd, &st) == 0 ? st.st_size : -errno;
-}
-
-/* One copy of [off, off + total of iov) from wherever the bytes are, in
- * one read section: the lease cannot go (nor another process come) between
- * the pieces. */
-static inline __attribute__((always_inline)) ssize_t read_once(struct sfs_inode *in,
-							      const struct iovec *iov, int cnt,
-							      int64_t off)
-{
-	sfs_read_enter(in);
-	if (sfs_unlikely(!sfs_inode_leased(in))) {
-		sfs_read_exit(in);
-		if (!sfs_lease_try(in))
-			return unleased_preadv(in, iov, cnt, off);
-		sfs_read_enter(in);
-		if (!sfs_inode_leased(in)) {
-			sfs_read_exit(in);
-			return unleased_preadv(in, iov, cnt, off);
-		}
-	}
-	/* size first: a size that includes staged bytes implies the window
-	 * (staged, base) that holds them is visible too. The lease makes it
-	 * the file's size: nobody else can change the file. */
-	int64_t size = atomic_load_explicit(&in->size, memory_order_acquire);
-	bool staged = atomic_load(&in->staged);
-	int64_t boundary = staged ? atomic_load(&in->base) : atomic_load(&in->ksize);
-	int64_t at = off;
-	int rc = 0;
-	for (int i = 0; i < cnt && at < size && !rc; i++) {
-		char *buf = iov[i].iov_base;
-		size_t len = (size_t)SFS_MIN((int64_t)iov[i].iov_len, size - at);
-		size_t low = at < boundary ? (size_t)SFS_MIN((int64_t)len, boundary - at) : 0;
-		if (low)
-			rc = xfer(in, at, buf, low, false);
-		if (!rc && len > low)
-			rc = sfs_stage_xfer(&in->stage, at + (int64_t)low, buf + low, len - low, 0);
-		at += (int64_t)len;
-	}
-	sfs_read_exit(in);
-	if (rc)
-		return kernel_preadv(in, iov, cnt, off);
-	return (ssize_t)(at - off);
-}
-
-/* Copies a read may make before it reads under the lock instead: far more
- * than a reader meets unless a writer keeps rewriting the same blocks. */
-#define READ_TRIES 256
-
-/* The reads whose first copy overlapped a write (or met one running): copy
- * again until a copy saw no write of its range. */
-static ssize_t read_again(struct sfs_inode *in, const struct iovec *iov, int cnt, int64_t off,
-			  uint64_t total)
-{
-	struct sfs_ver_snap snap;
-	for (int t = 1; t < READ_TRIES; t++) {
-		if ((t & 7) == 0)
-			sched_yield(); /* the writer may be waiting for this CPU */
-		if (!sfs_ver_read_begin(&in->ver, off, total, &snap))
-			continue;
-		ssize_t r = read_once(in, iov, cnt, off);
-		if (r <= 0 || sfs_ver_read_valid(&in->ver, &snap))
-			return r;
-		sfs_stat_event(SFS_EV_read_retries, 1);
-	}
-	sfs_stat_event(SFS_EV_locked_reads, 1);
-	return kernel_preadv(in, iov, cnt, off);
-}
-
-ssize_t sfs_inode_preadv(struct sfs_inode *in, const struct iovec *iov, int cnt, int64_t off)
-{
-	uint64_t total = 0;
-	for (int i = 0; i < cnt; i++)
-		total += iov[i].iov_len; /* the caller clamped it to MAX_RW_COUNT */
-	if (total == 0)
-		return 0;
-	struct sfs_ver_snap snap;
-	if (sfs_likely(sfs_ver_read_begin(&in->ver, off, total, &snap))) {
-		ssize_t r = read_once(in, iov, cnt, off);
-		if (r <= 0 || sfs_ver_read_valid(&in->ver, &snap))
-			return r;
-		sfs_stat_event(SFS_EV_read_retries, 1);
-	}
-	return read_again(in, iov, cnt, off, total);
-}
-
-/* The same for one buffer, the common case, without the vector's loops. */
-ssize_t sfs_inode_pread(struct sfs_inode *in, void *buf, size_t n, int64_t off)
-{
-	if (n == 0)
-		return 0;
-	struct iovec one = {buf, SFS_MIN(n, SFS_MAX_RW_COUNT)};
-	struct sfs_ver_snap snap;
-	if (sfs_likely(sfs_ver_read_begin(&in->ver, off, one.iov_len, &snap))) {
-		ssize_t r = read_once(in, &one, 1, off);
-		if (r <= 0 || sfs_ver_read_valid(&in->ver, &snap))
-			return r;
-		sfs_stat_event(SFS_EV_read_retries, 1);
-	}
-	return read_again(in, &one, 1, off, one.iov_len);
 }
 
 /* Opens a staging window at the target's end of file. A ring's window
@@ -429,8 +223,8 @@ static ssize_t write_locked(struct sfs_inode *in, const void *buf, size_t n, int
 	 * write extends the file: the kernel writes it. */
 	if (!in->writable || (!sfs_g.opt.staging && end > atomic_load(&in->size)))
 		return kernel_pwrite(in, buf, n, off);
-	bool sequential = off == in->wr_next;
-	in->wr_next = end;
+	bool sequential = off == atomic_load_explicit(&in->wr_next, memory_order_relaxed);
+	atomic_store_explicit(&in->wr_next, end, memory_order_relaxed);
 	int rc = 0;
 	for (int attempt = 0; attempt < 2; attempt++) {
 		int64_t boundary = atomic_load(&in->staged) ? atomic_load(&in->base)
@@ -451,7 +245,7 @@ static ssize_t write_locked(struct sfs_inode *in, const void *buf, size_t n, int
 			    atomic_load_explicit(&in->maps_rw, memory_order_relaxed))
 				populate_ahead(&in->maps, in->kfd, off, off + (int64_t)low, boundary,
 					       64 << 10, &in->t_populated);
-			rc = xfer(in, off, (char *)buf, low, true);
+			rc = sfs_map_copy(in, off, (char *)buf, low, true);
 			if (!rc && sfs_inode_on_dax(in)) /* stores on DAX */
 				sfs_stat_event(SFS_EV_dax_stores, low);
 		}
@@ -558,9 +352,57 @@ static bool lock_for_write(struct sfs_inode *in)
 	return sfs_lease_take_locked(in, sfs_oplog_on());
 }
 
+/* The most a write takes without the inode lock (overwrite_unlocked). */
+#define UNLOCKED_MAX (256 << 10)
+
+/* A POSIX-mode overwrite of bytes the file already has, on a leased file
+ * outside DAX, by a random writer: stores through the mappings under the
+ * locks of its stripes only (versions.h), so writers of different parts of
+ * one file run at once (KucoFS's two-level locking: the file's lock for
+ * what changes its shape, stripes for its bytes). The read section keeps
+ * the shape still: no relink, truncation or lease change meanwhile. Whoever
+ * reads or writes the target's bytes under the inode lock alone (the
+ * kernel_preadv fallback) takes the stripes too.
+ * -EAGAIN: not such a write, or a stripe is busy: the locked path. */
+static ssize_t overwrite_unlocked(struct sfs_inode *in, const void *buf, size_t n, int64_t off)
+{
+	if (n == 0 || n > UNLOCKED_MAX || in->dax || !in->writable || sfs_oplog_on() ||
+	    off == atomic_load_explicit(&in->wr_next, memory_order_relaxed) ||
+	    atomic_load_explicit(&sfs_g.fsize_limit, memory_order_relaxed) != RLIM_INFINITY)
+		return -EAGAIN;
+	sfs_read_enter(in);
+	int64_t end = off + (int64_t)n;
+	/* Whole blocks below the boundary only: the block that holds the
+	 * kernel's end of file is copied into a new window's head under the
+	 * inode lock (open_window), which must not miss a store. */
+	int64_t boundary = SFS_ALIGN_DOWN(atomic_load(&in->staged) ? atomic_load(&in->base)
+								   : atomic_load(&in->ksize),
+					  (int64_t)SFS_BLOCK);
+	if (!sfs_inode_leased(in) || !atomic_load_explicit(&in->maps_rw, memory_order_relaxed) ||
+	    atomic_load_explicit(&in->small_syncs, memory_order_relaxed) || end > boundary ||
+	    !sfs_ver_lock_try(&in->ver, off, n)) {
+		sfs_read_exit(in);
+		return -EAGAIN;
+	}
+	atomic_fetch_add_explicit(&in->readers[sfs_reader_slot].overwritten, (int64_t)n,
+				  memory_order_relaxed);
+	atomic_fetch_add_explicit(&in->readers[sfs_reader_slot].runs, 1, memory_order_relaxed);
+	int rc = sfs_map_copy(in, off, (char *)buf, n, true);
+	sfs_ver_unlock(&in->ver, off, n);
+	sfs_read_exit(in);
+	return rc ? -EAGAIN : (ssize_t)n; /* a fault: the locked path redoes it */
+}
+
 ssize_t sfs_inode_pwrite(struct sfs_inode *in, const void *buf, size_t n, int64_t off,
 			 bool append, int64_t *at)
 {
+	if (!append) {
+		ssize_t w = overwrite_unlocked(in, buf, n, off);
+		if (w != -EAGAIN) {
+			*at = off;
+			return w;
+		}
+	}
 	if (!lock_for_write(in) || !in->writable) {
 		struct iovec one = {(void *)buf, SFS_MIN(n, SFS_MAX_RW_COUNT)};
 		ssize_t r = unleased_pwritev(in, &one, 1, off, append, at);
@@ -573,14 +415,14 @@ ssize_t sfs_inode_pwrite(struct sfs_inode *in, const void *buf, size_t n, int64_
 	ssize_t r = fsize_check(off, SFS_MIN(n, SFS_MAX_RW_COUNT));
 	bool over = r == -EFBIG;
 	uint64_t span = r > 0 ? (uint64_t)r : 0;
-	sfs_ver_write_begin(&in->ver, off, span);
+	sfs_ver_lock(&in->ver, off, span);
 	if (r > 0 && sfs_oplog_on()) {
 		struct iovec one = {(void *)buf, (size_t)r};
 		r = sfs_logged_pwritev(in, &one, 1, (size_t)r, off);
 	} else if (r > 0) {
 		r = write_locked(in, buf, (size_t)r, off);
 	}
-	sfs_ver_write_end(&in->ver, off, span);
+	sfs_ver_unlock(&in->ver, off, span);
 	sfs_inode_unlock(in);
 	if (over)
 		raise_xfsz();
@@ -606,9 +448,9 @@ ssize_t sfs_inode_pwritev(struct sfs_inode *in, const struct iovec *iov, int cnt
 		/* One record for the whole vector: writev is atomic in strict mode. */
 		bool over = allowed == -EFBIG;
 		if (allowed > 0) {
-			sfs_ver_write_begin(&in->ver, off, (uint64_t)allowed);
+			sfs_ver_lock(&in->ver, off, (uint64_t)allowed);
 			ssize_t w = sfs_logged_pwritev(in, iov, cnt, (size_t)allowed, off);
-			sfs_ver_write_end(&in->ver, off, (uint64_t)allowed);
+			sfs_ver_unlock(&in->ver, off, (uint64_t)allowed);
 			allowed = w;
 		}
 		sfs_inode_unlock(in);
@@ -617,7 +459,7 @@ ssize_t sfs_inode_pwritev(struct sfs_inode *in, const struct iovec *iov, int cnt
 		return allowed;
 	}
 	/* Readers see the whole vector or none of it. */
-	sfs_ver_write_begin(&in->ver, off, (uint64_t)allowed);
+	sfs_ver_lock(&in->ver, off, (uint64_t)allowed);
 	ssize_t done = 0;
 	for (int i = 0; i < cnt && done < allowed; i++) {
 		size_t len = SFS_MIN(iov[i].iov_len, (size_t)(allowed - done));
@@ -631,7 +473,7 @@ ssize_t sfs_inode_pwritev(struct sfs_inode *in, const struct iovec *iov, int cnt
 		if ((size_t)r < len || (size_t)done >= SFS_MAX_RW_COUNT)
 			break;
 	}
-	sfs_ver_write_end(&in->ver, off, (uint64_t)allowed);
+	sfs_ver_unlock(&in->ver, off, (uint64_t)allowed);
 	sfs_inode_unlock(in);
 	return done;
 }

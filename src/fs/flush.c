@@ -68,6 +68,10 @@ int sfs_inode_sync(struct sfs_inode *in, int fd, bool datasync)
 	 * back more than four times what was overwritten. */
 	int64_t ow = atomic_exchange_explicit(&in->overwritten, 0, memory_order_relaxed);
 	int64_t runs = atomic_exchange_explicit(&in->overwrite_runs, 0, memory_order_relaxed);
+	for (int i = 0; i < SFS_READER_SLOTS; i++) {
+		ow += atomic_exchange_explicit(&in->readers[i].overwritten, 0, memory_order_relaxed);
+		runs += atomic_exchange_explicit(&in->readers[i].runs, 0, memory_order_relaxed);
+	}
 	if (ow > 0) {
 		int64_t worst = ow + (runs + 1) * (4 << 20); /* + the epoch's first run */
 		atomic_store_explicit(&in->small_syncs, worst > 4 * ow, memory_order_relaxed);
@@ -111,7 +115,7 @@ int sfs_inode_truncate(struct sfs_inode *in, int fd, const char *path, int64_t l
 		fd = in->kfd; /* the same file: no path lookup, no lease break */
 	sfs_barrier_close(in);
 	/* A readv's pieces see the file before it or after it, not both. */
-	sfs_ver_write_begin(&in->ver, 0, SFS_VER_ALL);
+	sfs_ver_lock(&in->ver, 0, SFS_VER_ALL);
 	int rc = sfs_relink(in, false);
 	/* Sync and strict modes log it first (write-ahead): a replay must never
 	 * run this file's older records over a truncation it does not know. */
@@ -134,7 +138,7 @@ int sfs_inode_truncate(struct sfs_inode *in, int fd, const char *path, int64_t l
 		if (sfs_oplog_on() && !logged && sfs_real.fdatasync(in->kfd) != 0)
 			rc = -errno;
 	}
-	sfs_ver_write_end(&in->ver, 0, SFS_VER_ALL);
+	sfs_ver_unlock(&in->ver, 0, SFS_VER_ALL);
 	sfs_barrier_open(in);
 	sfs_inode_unlock(in);
 	return rc;

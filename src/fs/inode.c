@@ -227,7 +227,7 @@ static struct sfs_inode *create(int appfd, const struct stat *st, int flags)
 	atomic_store(&in->size, st->st_size);
 	in->stage.fd = in->stage.hfd = -1;
 	in->stale_kfd = -1;
-	in->wr_next = -1;
+	atomic_store(&in->wr_next, -1);
 	atomic_store(&in->posix_locks, locks);
 	in->refs = 1;
 	in->nwriters = sfs_openfile_writes(flags) ? 1 : 0;

@@ -82,6 +82,10 @@ struct sfs_inode {
 	 * do not write one shared line. The sum is what counts. */
 	struct {
 		_Alignas(64) atomic_int n;
+		/* What this slot's threads overwrote without the inode lock
+		 * (overwrite_unlocked; small_syncs below): on the line the
+		 * write's read section writes anyway. */
+		_Atomic int64_t overwritten, runs;
 	} readers[SFS_READER_SLOTS];
 
 	/* The lease (lease.h). leased: served from user space; changed under
@@ -111,7 +115,7 @@ struct sfs_inode {
 	/* Sequential writers (under the lock): where the last write ended, and
 	 * how far the target's pages are already populated writable (see
 	 * populate_ahead in data.c). */
-	int64_t wr_next;
+	_Atomic int64_t wr_next; /* read without the lock by overwrite_unlocked */
 	int64_t t_populated;
 	/* A store through the mapping dirties the whole page-cache folio (up
 	 * to 2 MiB on XFS), which the next fsync writes back in full; a

@@ -217,7 +217,7 @@ bool sfs_lease_take_locked(struct sfs_inode *in, bool force)
 		atomic_store(&in->size, st.st_size);
 	}
 	sfs_inode_kernel_changed(in);
-	in->wr_next = -1;
+	atomic_store(&in->wr_next, -1);
 	in->t_populated = 0;
 	atomic_store_explicit(&in->leased, true, memory_order_release);
 	sfs_stat_event(SFS_EV_leases, 1);

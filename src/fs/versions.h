@@ -5,12 +5,14 @@
  *
  * Every 4 KiB block of the file maps to one of SFS_VER_STRIPES sequence
  * counters (block number modulo the count), each on its own cache line. A
- * writer (which holds the inode lock, so writers never meet here) makes the
- * counters of the blocks it is about to change odd, changes them, and makes
- * the counters even again. A reader notes the counters of its range, copies,
- * and keeps the copy only if none of them moved and none was odd: then no
- * write of a block it read ran meanwhile. Otherwise it copies again. Two
- * blocks that share a counter only cost a retry, never a wrong answer.
+ * writer makes the counters of the blocks it is about to change odd (which
+ * also locks them against other writers: writers of disjoint stripes run at
+ * once, KucoFS's range locking at stripe grain), changes them, and makes
+ * the counters even again. A reader notes the counters of its range,
+ * copies, and keeps the copy only if none of them moved and none was odd:
+ * then no write of a block it read ran meanwhile. Otherwise it copies
+ * again. Two blocks that share a counter only cost a retry or a wait,
+ * never a wrong answer.
  *
  * This orders the library's own readers and writers, as the kernel's inode
  * lock orders read(2) and write(2) (POSIX 2.9.7). Another process is never
@@ -20,6 +22,7 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <sched.h>
 #include <stdint.h>
 
 #include "../util/compiler.h"
@@ -44,35 +47,75 @@ static inline void sfs_ver_span(int64_t off, uint64_t n, unsigned *first, unsign
 	*count = b1 - b0 + 1 >= SFS_VER_STRIPES ? SFS_VER_STRIPES : (unsigned)(b1 - b0 + 1);
 }
 
-/* A writer's bracket around a change of [off, off + n). Caller holds the
- * inode lock (one writer at a time). */
-static inline void sfs_ver_write_begin(struct sfs_versions *v, int64_t off, uint64_t n)
+/* The k-th stripe of the span in ascending index order: every writer
+ * takes its stripes in that one order, so two writers never wait for each
+ * other in a cycle. */
+static inline unsigned sfs_ver_nth(unsigned first, unsigned count, unsigned k)
 {
-	unsigned first, count;
-	if (n == 0)
-		return;
-	sfs_ver_span(off, n, &first, &count);
-	for (unsigned i = 0; i < count; i++) {
-		_Atomic uint32_t *s = &v->stripe[(first + i) & (SFS_VER_STRIPES - 1)].seq;
-		atomic_store_explicit(s, atomic_load_explicit(s, memory_order_relaxed) + 1,
-				      memory_order_relaxed);
-	}
-	/* The odd counters are visible before any byte of the write (the
-	 * seqlock writer's fence: stores after it are not seen before it). */
-	atomic_thread_fence(memory_order_release);
+	unsigned wrapped = first + count > SFS_VER_STRIPES ? first + count - SFS_VER_STRIPES : 0;
+	return k < wrapped ? k : first + (k - wrapped);
 }
 
-static inline void sfs_ver_write_end(struct sfs_versions *v, int64_t off, uint64_t n)
+/* Writers lock the stripes of their range: a counter made odd (from even,
+ * by compare and swap) is both the lock and, to readers, a write in
+ * progress. try: the stripes if all are free now; false, holding none,
+ * otherwise. */
+static inline bool sfs_ver_lock_try(struct sfs_versions *v, int64_t off, uint64_t n)
+{
+	unsigned first, count;
+	if (n == 0)
+		return true;
+	sfs_ver_span(off, n, &first, &count);
+	for (unsigned k = 0; k < count; k++) {
+		_Atomic uint32_t *s = &v->stripe[sfs_ver_nth(first, count, k)].seq;
+		uint32_t q = atomic_load_explicit(s, memory_order_relaxed);
+		if ((q & 1) || !atomic_compare_exchange_strong_explicit(s, &q, q + 1,
+									memory_order_acquire,
+									memory_order_relaxed)) {
+			while (k-- > 0) { /* let go: even again (readers retry once) */
+				_Atomic uint32_t *h = &v->stripe[sfs_ver_nth(first, count, k)].seq;
+				atomic_fetch_add_explicit(h, 1, memory_order_release);
+			}
+			return false;
+		}
+	}
+	/* The seqlock writer's fence: the odd counters are seen before any
+	 * byte of the write. */
+	atomic_thread_fence(memory_order_release);
+	return true;
+}
+
+/* The same, waiting for each stripe (its holder only copies, it never
+ * waits for anything while it holds one). */
+static inline void sfs_ver_lock(struct sfs_versions *v, int64_t off, uint64_t n)
 {
 	unsigned first, count;
 	if (n == 0)
 		return;
 	sfs_ver_span(off, n, &first, &count);
-	for (unsigned i = 0; i < count; i++) {
-		_Atomic uint32_t *s = &v->stripe[(first + i) & (SFS_VER_STRIPES - 1)].seq;
-		atomic_store_explicit(s, atomic_load_explicit(s, memory_order_relaxed) + 1,
-				      memory_order_release);
+	for (unsigned k = 0; k < count; k++) {
+		_Atomic uint32_t *s = &v->stripe[sfs_ver_nth(first, count, k)].seq;
+		for (unsigned spins = 0;; spins++) {
+			uint32_t q = atomic_load_explicit(s, memory_order_relaxed);
+			if (!(q & 1) && atomic_compare_exchange_weak_explicit(
+						s, &q, q + 1, memory_order_acquire, memory_order_relaxed))
+				break;
+			if (spins > 64)
+				sched_yield();
+		}
 	}
+	atomic_thread_fence(memory_order_release); /* as in sfs_ver_lock_try */
+}
+
+static inline void sfs_ver_unlock(struct sfs_versions *v, int64_t off, uint64_t n)
+{
+	unsigned first, count;
+	if (n == 0)
+		return;
+	sfs_ver_span(off, n, &first, &count);
+	for (unsigned k = 0; k < count; k++)
+		atomic_fetch_add_explicit(&v->stripe[sfs_ver_nth(first, count, k)].seq, 1,
+					  memory_order_release);
 }
 
 /* Every stripe: a change of the whole file (a truncation). */

@@ -115,6 +115,8 @@
 	X(ssize_t, sendfile64, (int, int, off_t *, size_t))                                        \
 	X(ssize_t, copy_file_range, (int, off_t *, int, off_t *, size_t, unsigned int))            \
 	X(ssize_t, splice, (int, off_t *, int, off_t *, size_t, unsigned int))                     \
+	X(ssize_t, sendmsg, (int, const struct msghdr *, int))                                    \
+	X(int, sendmmsg, (int, struct mmsghdr *, unsigned int, int))                               \
 	X(pid_t, fork, (void))                                                                     \
 	X(int, execve, (const char *, char *const[], char *const[]))                               \
 	X(int, execv, (const char *, char *const[]))                                               \

@@ -98,16 +98,25 @@ static bool file_is(const char *path, const unsigned char *want)
 	return same;
 }
 
-static void read_only_after_writing(const char *dir)
+/* dir/name (its real path into path, as /proc/self/maps names it) made
+ * with data, open for writing and mapped by the library's reads. */
+static int make_file(const char *dir, const char *name, char *path, unsigned char *data,
+		     unsigned seed)
 {
-	char path[PATH_MAX];
 	T_REQUIRE(realpath(dir, path) != NULL, "realpath");
-	strcat(path, "/stray.ro");
-	static unsigned char data[SIZE];
-	t_fill(data, SIZE, 7, 0);
+	strcat(path, name);
+	t_fill(data, SIZE, seed, 0);
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	T_REQUIRE(fd >= 0 && write(fd, data, SIZE) == SIZE, "write %s", path);
 	touch(fd);
+	return fd;
+}
+
+static void read_only_after_writing(const char *dir)
+{
+	char path[PATH_MAX];
+	static unsigned char data[SIZE];
+	int fd = make_file(dir, "/stray.ro", path, data, 7);
 	T_REQUIRE(close(fd) == 0, "close");
 	fd = open(path, O_RDONLY);
 	T_REQUIRE(fd >= 0, "open O_RDONLY");
@@ -128,13 +137,8 @@ static void read_only_after_writing(const char *dir)
 static void protect_mode(const char *dir)
 {
 	char path[PATH_MAX];
-	T_REQUIRE(realpath(dir, path) != NULL, "realpath");
-	strcat(path, "/stray.rw");
 	static unsigned char data[SIZE];
-	t_fill(data, SIZE, 9, 0);
-	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	T_REQUIRE(fd >= 0 && write(fd, data, SIZE) == SIZE, "write %s", path);
-	touch(fd);
+	int fd = make_file(dir, "/stray.rw", path, data, 9);
 	/* Overwrites through the library still work (several, so that the
 	 * chunk is mapped for them too). */
 	for (int i = 0; i < 8; i++) {

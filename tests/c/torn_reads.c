@@ -5,7 +5,9 @@
  * whole with one stamp (pwrite of 8 KiB, or pwritev of two 4 KiB pieces),
  * while two readers read units (pread of 8 KiB, preadv of three odd pieces)
  * and single 4 KiB blocks: every read must hold one stamp only. Once with
- * threads of one process, once with two writer and two reader processes.
+ * threads of one process, once with threads whose writes overlap (then
+ * every unit of the file must also end as one write's), once with two
+ * writer and two reader processes.
  * Knobs: TORN_READS (reads per run, default 1000000), TORN_SECONDS (time
  * cap per run, default 4). */
 #define _GNU_SOURCE
@@ -36,6 +38,7 @@ struct shared {
 static int fd;
 static struct shared *sh;
 static long want_reads;
+static bool overlap; /* writers write any unit, not only their own */
 static double max_seconds;
 
 static double now(void)
@@ -58,7 +61,7 @@ static void writer(int w)
 {
 	uint64_t seed = 0x9e3779b97f4a7c15ull * (uint64_t)(w + 1), buf[WORDS];
 	for (uint64_t n = 1; !atomic_load(&sh->stop); n++) {
-		int u = (int)(rnd(&seed) % (UNITS / 2)) * 2 + w;
+		int u = overlap ? (int)(rnd(&seed) % UNITS) : (int)(rnd(&seed) % (UNITS / 2)) * 2 + w;
 		uint64_t stamp = ((uint64_t)w << 60) | n;
 		for (int i = 0; i < WORDS; i++)
 			buf[i] = stamp;
@@ -159,9 +162,29 @@ static void report(const char *how)
 	T_CHECK(reads > 0, "%s: no read ran", how);
 }
 
-static void with_threads(const char *dir)
+/* Every unit of the file holds one stamp: no two writes interleaved. */
+static void check_units(const char *path, const char *how)
 {
-	setup(dir, "torn.threads");
+	unsigned char *data;
+	long n = t_read_kernel(path, &data);
+	T_REQUIRE(n == (long)UNITS * UNIT, "%s: size %ld", how, n);
+	char what[160];
+	int mixed = 0;
+	for (int u = 0; u < UNITS; u++) {
+		uint64_t words[WORDS];
+		memcpy(words, data + (long)u * UNIT, UNIT);
+		if (!whole(words, WORDS, what, sizeof(what), u) && mixed++ == 0)
+			fprintf(stderr, "%s: %s\n", how, what);
+	}
+	T_CHECK(mixed == 0, "%s: %d units hold bytes of two writes", how, mixed);
+	free(data);
+}
+
+static void with_threads(const char *dir, bool any_unit)
+{
+	overlap = any_unit;
+	const char *name = any_unit ? "torn.overlap" : "torn.threads";
+	setup(dir, name);
 	pthread_t t[4];
 	for (int i = 0; i < 4; i++)
 		T_REQUIRE(pthread_create(&t[i], NULL, thread_main, (void *)(intptr_t)i) == 0,
@@ -169,7 +192,8 @@ static void with_threads(const char *dir)
 	for (int i = 0; i < 4; i++)
 		pthread_join(t[i], NULL);
 	close(fd);
-	report("threads");
+	report(any_unit ? "threads, overlapping writes" : "threads");
+	check_units(t_path(dir, name), any_unit ? "threads, overlapping writes" : "threads");
 }
 
 /* The same with processes: each opens the file itself (a forked child
@@ -210,7 +234,9 @@ int main(int argc, char **argv)
 	max_seconds = s ? atof(s) : 4;
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	T_REQUIRE(sh != MAP_FAILED, "mmap");
-	with_threads(argv[1]);
+	with_threads(argv[1], false);
+	with_threads(argv[1], true);
+	overlap = false;
 	with_processes(argv[1]);
 	return t_result();
 }

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The read path: lock-free, versioned copies (versions.h) from the target's
+ * mappings and the staging window; the kernel's answer where the library
+ * cannot give one. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+
+#include "../interpose/real.h"
+#include "../relink/relink.h"
+#include "../util/compiler.h"
+#include "../util/stats.h"
+#include "data.h"
+#include "lease.h"
+#include "mapcopy.h"
+
+/* The kernel's answer to a read, under the writer lock, once the kernel's
+ * view is complete: after a fault on the application's buffer or a mapping
+ * the budget refuses, and for a read that kept meeting writes of its range
+ * (sfs_inode_preadv). One preadv: the read is as atomic as the kernel's. */
+static ssize_t kernel_preadv(struct sfs_inode *in, const struct iovec *iov, int cnt, int64_t off)
+{
+	sfs_stat_event(SFS_EV_kernel_fallbacks, 1);
+	uint64_t total = 0;
+	for (int i = 0; i < cnt; i++)
+		total += iov[i].iov_len;
+	sfs_inode_lock(in);
+	int rc = sfs_relink(in, false);
+	/* The range's stripes too: overwrites run without the inode lock
+	 * (overwrite_unlocked). */
+	sfs_ver_lock(&in->ver, off, total);
+	ssize_t r = rc ? rc : sfs_real.preadv(in->kfd, iov, cnt, off);
+	if (r < 0 && !rc)
+		r = -errno;
+	sfs_ver_unlock(&in->ver, off, total);
+	sfs_inode_unlock(in);
+	return r;
+}
+
+/* A read of a file that is not leased: the kernel's, from the kernel's
+ * size (another process may be changing the file), in one call. */
+static ssize_t unleased_preadv(struct sfs_inode *in, const struct iovec *iov, int cnt,
+			       int64_t off)
+{
+	sfs_stat_event(SFS_EV_unleased_ops, 1);
+	ssize_t r = sfs_real.preadv(in->kfd, iov, cnt, off);
+	return r < 0 ? -errno : r;
+}
+
+int64_t sfs_inode_size(struct sfs_inode *in)
+{
+	sfs_read_enter(in);
+	bool leased = sfs_inode_leased(in);
+	int64_t size = atomic_load_explicit(&in->size, memory_order_acquire);
+	sfs_read_exit(in);
+	if (leased)
+		return size;
+	struct stat st;
+	return sfs_real.fstat(in->kfd, &st) == 0 ? st.st_size : -errno;
+}
+
+/* One copy of [off, off + total of iov) from wherever the bytes are, in
+ * one read section: the lease cannot go (nor another process come) between
+ * the pieces. */
+static inline __attribute__((always_inline)) ssize_t read_once(struct sfs_inode *in,
+							      const struct iovec *iov, int cnt,
+							      int64_t off)
+{
+	sfs_read_enter(in);
+	if (sfs_unlikely(!sfs_inode_leased(in))) {
+		sfs_read_exit(in);
+		if (!sfs_lease_try(in))
+			return unleased_preadv(in, iov, cnt, off);
+		sfs_read_enter(in);
+		if (!sfs_inode_leased(in)) {
+			sfs_read_exit(in);
+			return unleased_preadv(in, iov, cnt, off);
+		}
+	}
+	/* size first: a size that includes staged bytes implies the window
+	 * (staged, base) that holds them is visible too. The lease makes it
+	 * the file's size: nobody else can change the file. */
+	int64_t size = atomic_load_explicit(&in->size, memory_order_acquire);
+	bool staged = atomic_load(&in->staged);
+	int64_t boundary = staged ? atomic_load(&in->base) : atomic_load(&in->ksize);
+	int64_t at = off;
+	int rc = 0;
+	for (int i = 0; i < cnt && at < size && !rc; i++) {
+		char *buf = iov[i].iov_base;
+		size_t len = (size_t)SFS_MIN((int64_t)iov[i].iov_len, size - at);
+		size_t low = at < boundary ? (size_t)SFS_MIN((int64_t)len, boundary - at) : 0;
+		if (low)
+			rc = sfs_map_copy(in, at, buf, low, false);
+		if (!rc && len > low)
+			rc = sfs_stage_xfer(&in->stage, at + (int64_t)low, buf + low, len - low, 0);
+		at += (int64_t)len;
+	}
+	sfs_read_exit(in);
+	if (rc)
+		return kernel_preadv(in, iov, cnt, off);
+	return (ssize_t)(at - off);
+}
+
+/* Copies a read may make before it reads under the lock instead: far more
+ * than a reader meets unless a writer keeps rewriting the same blocks. */
+#define READ_TRIES 256
+
+/* The reads whose first copy overlapped a write (or met one running): copy
+ * again until a copy saw no write of its range. */
+static ssize_t read_again(struct sfs_inode *in, const struct iovec *iov, int cnt, int64_t off,
+			  uint64_t total)
+{
+	struct sfs_ver_snap snap;
+	for (int t = 1; t < READ_TRIES; t++) {
+		if ((t & 7) == 0)
+			sched_yield(); /* the writer may be waiting for this CPU */
+		if (!sfs_ver_read_begin(&in->ver, off, total, &snap))
+			continue;
+		ssize_t r = read_once(in, iov, cnt, off);
+		if (r <= 0 || sfs_ver_read_valid(&in->ver, &snap))
+			return r;
+		sfs_stat_event(SFS_EV_read_retries, 1);
+	}
+	sfs_stat_event(SFS_EV_locked_reads, 1);
+	return kernel_preadv(in, iov, cnt, off);
+}
+
+ssize_t sfs_inode_preadv(struct sfs_inode *in, const struct iovec *iov, int cnt, int64_t off)
+{
+	uint64_t total = 0;
+	for (int i = 0; i < cnt; i++)
+		total += iov[i].iov_len; /* the caller clamped it to MAX_RW_COUNT */
+	if (total == 0)
+		return 0;
+	struct sfs_ver_snap snap;
+	if (sfs_likely(sfs_ver_read_begin(&in->ver, off, total, &snap))) {
+		ssize_t r = read_once(in, iov, cnt, off);
+		if (r <= 0 || sfs_ver_read_valid(&in->ver, &snap))
+			return r;
+		sfs_stat_event(SFS_EV_read_retries, 1);
+	}
+	return read_again(in, iov, cnt, off, total);
+}
+
+/* The same for one buffer, the common case, without the vector's loops. */
+ssize_t sfs_inode_pread(struct sfs_inode *in, void *buf, size_t n, int64_t off)
+{
+	if (n == 0)
+		return 0;
+	struct iovec one = {buf, SFS_MIN(n, SFS_MAX_RW_COUNT)};
+	struct sfs_ver_snap snap;
+	if (sfs_likely(sfs_ver_read_begin(&in->ver, off, one.iov_len, &snap))) {
+		ssize_t r = read_once(in, &one, 1, off);
+		if (r <= 0 || sfs_ver_read_valid(&in->ver, &snap))
+			return r;
+		sfs_stat_event(SFS_EV_read_retries, 1);
+	}
+	return read_again(in, &one, 1, off, one.iov_len);
+}
