@@ -103,14 +103,14 @@ static int open_window(struct sfs_inode *in)
 	return 0;
 }
 
-/* Space for the bytes an append adds to the window (staging/reserve.h):
- * the blocks past the file's current end it will need at relink. */
 /* A window takes space from the process's reservation this much at a time
  * (its spare covers the next appends without the reservation's lock, which
  * every appending thread would otherwise take per block). When the file
  * system cannot spare that much, exactly what the write needs. */
 #define RESERVE_BATCH (64 << 10)
 
+/* Space for the bytes an append adds to the window (staging/reserve.h):
+ * the blocks past the file's current end it will need at relink. */
 static int reserve(struct sfs_inode *in, int64_t end)
 {
 	int64_t have = SFS_ALIGN_UP(atomic_load(&in->size), (int64_t)SFS_BLOCK);
@@ -227,8 +227,7 @@ static ssize_t write_locked(struct sfs_inode *in, const void *buf, size_t n, int
 	atomic_store_explicit(&in->wr_next, end, memory_order_relaxed);
 	int rc = 0;
 	for (int attempt = 0; attempt < 2; attempt++) {
-		int64_t boundary = atomic_load(&in->staged) ? atomic_load(&in->base)
-							    : atomic_load(&in->ksize);
+		int64_t boundary = sfs_inode_boundary(in);
 		size_t low = off < boundary ? (size_t)(SFS_MIN(end, boundary) - off) : 0;
 		if (low) {
 			atomic_fetch_add_explicit(&in->overwritten, (int64_t)low,
@@ -304,9 +303,7 @@ static ssize_t unleased_pwritev(struct sfs_inode *in, const struct iovec *iov, i
 	if (nolog && nolog != -ENOTSUP) /* no log, no atomic write: it fails, never weaker */
 		return nolog == -ENOSPC || nolog == -EDQUOT ? nolog : -EIO;
 	if (sfs_g.opt.mode == SFS_MODE_STRICT && !append && !nolog) {
-		size_t n = 0;
-		for (int i = 0; i < cnt; i++)
-			n += iov[i].iov_len;
+		size_t n = (size_t)sfs_iov_total(iov, cnt);
 		*at = off;
 		ssize_t w = sfs_logged_pwritev(in, iov, cnt, SFS_MIN(n, SFS_MAX_RW_COUNT), off);
 		if (w > 0 && in->logged) {
@@ -375,9 +372,7 @@ static ssize_t overwrite_unlocked(struct sfs_inode *in, const void *buf, size_t 
 	/* Whole blocks below the boundary only: the block that holds the
 	 * kernel's end of file is copied into a new window's head under the
 	 * inode lock (open_window), which must not miss a store. */
-	int64_t boundary = SFS_ALIGN_DOWN(atomic_load(&in->staged) ? atomic_load(&in->base)
-								   : atomic_load(&in->ksize),
-					  (int64_t)SFS_BLOCK);
+	int64_t boundary = SFS_ALIGN_DOWN(sfs_inode_boundary(in), (int64_t)SFS_BLOCK);
 	if (!sfs_inode_leased(in) || !atomic_load_explicit(&in->maps_rw, memory_order_relaxed) ||
 	    atomic_load_explicit(&in->small_syncs, memory_order_relaxed) || end > boundary ||
 	    !sfs_ver_lock_try(&in->ver, off, n)) {
@@ -440,9 +435,7 @@ ssize_t sfs_inode_pwritev(struct sfs_inode *in, const struct iovec *iov, int cnt
 	if (append)
 		off = atomic_load(&in->size);
 	*at = off;
-	size_t total = 0;
-	for (int i = 0; i < cnt; i++)
-		total += iov[i].iov_len; /* import_iov clamped it to MAX_RW_COUNT */
+	size_t total = (size_t)sfs_iov_total(iov, cnt); /* import_iov clamped it to MAX_RW_COUNT */
 	ssize_t allowed = fsize_check(off, total);
 	if (allowed <= 0 || sfs_oplog_on()) {
 		/* One record for the whole vector: writev is atomic in strict mode. */

@@ -17,6 +17,15 @@
 /* The largest count one read or write moves, as the kernel clamps it. */
 #define SFS_MAX_RW_COUNT ((size_t)0x7ffff000)
 
+/* The bytes a (validated) vector covers. */
+static inline uint64_t sfs_iov_total(const struct iovec *iov, int cnt)
+{
+	uint64_t total = 0;
+	for (int i = 0; i < cnt; i++)
+		total += iov[i].iov_len;
+	return total;
+}
+
 /* The file's size as the application sees it: the logical size of a
  * leased file, the kernel's otherwise. -errno if fstat fails. */
 int64_t sfs_inode_size(struct sfs_inode *in);

@@ -206,6 +206,13 @@ static inline void sfs_read_exit(struct sfs_inode *in)
 	sfs_busy_exit();
 }
 
+/* Where the target's bytes end and the window's begin (inode.h, top):
+ * base while a window is open, ksize otherwise. */
+static inline int64_t sfs_inode_boundary(struct sfs_inode *in)
+{
+	return atomic_load(&in->staged) ? atomic_load(&in->base) : atomic_load(&in->ksize);
+}
+
 /* Whether a reader is in a read section now. */
 static inline bool sfs_readers_active(struct sfs_inode *in)
 {

@@ -23,9 +23,7 @@
 static ssize_t kernel_preadv(struct sfs_inode *in, const struct iovec *iov, int cnt, int64_t off)
 {
 	sfs_stat_event(SFS_EV_kernel_fallbacks, 1);
-	uint64_t total = 0;
-	for (int i = 0; i < cnt; i++)
-		total += iov[i].iov_len;
+	uint64_t total = sfs_iov_total(iov, cnt);
 	sfs_inode_lock(in);
 	int rc = sfs_relink(in, false);
 	/* The range's stripes too: overwrites run without the inode lock
@@ -83,8 +81,7 @@ static inline __attribute__((always_inline)) ssize_t read_once(struct sfs_inode 
 	 * (staged, base) that holds them is visible too. The lease makes it
 	 * the file's size: nobody else can change the file. */
 	int64_t size = atomic_load_explicit(&in->size, memory_order_acquire);
-	bool staged = atomic_load(&in->staged);
-	int64_t boundary = staged ? atomic_load(&in->base) : atomic_load(&in->ksize);
+	int64_t boundary = sfs_inode_boundary(in);
 	int64_t at = off;
 	int rc = 0;
 	for (int i = 0; i < cnt && at < size && !rc; i++) {
@@ -127,13 +124,12 @@ static ssize_t read_again(struct sfs_inode *in, const struct iovec *iov, int cnt
 	return kernel_preadv(in, iov, cnt, off);
 }
 
-ssize_t sfs_inode_preadv(struct sfs_inode *in, const struct iovec *iov, int cnt, int64_t off)
+/* A versioned read of total bytes: a first copy, and read_again if a
+ * write of the range ran meanwhile. Inlined into both entry points (the
+ * one-buffer read is the hot one). */
+static inline __attribute__((always_inline)) ssize_t
+read_versioned(struct sfs_inode *in, const struct iovec *iov, int cnt, int64_t off, uint64_t total)
 {
-	uint64_t total = 0;
-	for (int i = 0; i < cnt; i++)
-		total += iov[i].iov_len; /* the caller clamped it to MAX_RW_COUNT */
-	if (total == 0)
-		return 0;
 	struct sfs_ver_snap snap;
 	if (sfs_likely(sfs_ver_read_begin(&in->ver, off, total, &snap))) {
 		ssize_t r = read_once(in, iov, cnt, off);
@@ -144,18 +140,17 @@ ssize_t sfs_inode_preadv(struct sfs_inode *in, const struct iovec *iov, int cnt,
 	return read_again(in, iov, cnt, off, total);
 }
 
+ssize_t sfs_inode_preadv(struct sfs_inode *in, const struct iovec *iov, int cnt, int64_t off)
+{
+	uint64_t total = sfs_iov_total(iov, cnt); /* the caller clamped it to MAX_RW_COUNT */
+	return total ? read_versioned(in, iov, cnt, off, total) : 0;
+}
+
 /* The same for one buffer, the common case, without the vector's loops. */
 ssize_t sfs_inode_pread(struct sfs_inode *in, void *buf, size_t n, int64_t off)
 {
 	if (n == 0)
 		return 0;
 	struct iovec one = {buf, SFS_MIN(n, SFS_MAX_RW_COUNT)};
-	struct sfs_ver_snap snap;
-	if (sfs_likely(sfs_ver_read_begin(&in->ver, off, one.iov_len, &snap))) {
-		ssize_t r = read_once(in, &one, 1, off);
-		if (r <= 0 || sfs_ver_read_valid(&in->ver, &snap))
-			return r;
-		sfs_stat_event(SFS_EV_read_retries, 1);
-	}
-	return read_again(in, &one, 1, off, one.iov_len);
+	return read_versioned(in, &one, 1, off, one.iov_len);
 }

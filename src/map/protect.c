@@ -2,9 +2,6 @@
 #define _GNU_SOURCE
 #include "protect.h"
 
-#include <errno.h>
-#include <string.h>
-
 #include "../init.h"
 #include "../util/msg.h"
 
