@@ -196,14 +196,17 @@ void sfs_atfork_prepare(void)
 {
 	/* The child shares every descriptor the parent has. */
 	sfs_prepare_share(false);
+	sfs_pmem_atfork_prepare(); /* last: no libpmem2 load or map in flight */
 }
 
 void sfs_atfork_parent(void)
 {
+	sfs_pmem_atfork_parent();
 }
 
 void sfs_atfork_child(void)
 {
+	sfs_pmem_atfork_child();
 	sfs_self_pid_reset();
 	if (!sfs_g.active)
 		return;

@@ -39,8 +39,13 @@ static struct {
 	pmem2_drain_fn (*get_drain_fn)(struct pmem2_map *);
 	const char *(*errormsg)(void);
 } P;
-static bool loaded;
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static bool loaded, load_tried;
+/* Held while libpmem2 is loaded and while a map is made with it, and across
+ * fork (sfs_pmem_atfork_*): a fork in the middle of dlopen handed the child
+ * a half-relocated libpmem2 (seen in the lab: the child's own dlopen failed
+ * with "undefined symbol: ndctl_cmd_unref", or its first call jumped to an
+ * unrelocated address and died of SIGSEGV; tests/c/fork_learn.c). */
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 /* The primitives of the first map: they depend on the CPU and the platform's
  * persistence domain, the same for every DAX mapping of the process. */
 static pmem2_memcpy_fn copy_fn;
@@ -177,11 +182,16 @@ int sfs_pmem_map(int fd, size_t len, struct sfs_pmem_map *m)
 	m->addr = NULL;
 	if (!is_dax(fd))
 		return -ENOTSUP;
-	pthread_once(&load_once, load);
+	sfs_mutex_lock(&load_lock);
+	if (!load_tried) {
+		load_tried = true;
+		load();
+	}
+	struct map_job j = {.fd = fd, .len = len};
+	int rc = loaded ? map_isolated(&j) : -ENOTSUP;
+	sfs_mutex_unlock(&load_lock);
 	if (!loaded)
 		return -ENOTSUP;
-	struct map_job j = {.fd = fd, .len = len};
-	int rc = map_isolated(&j);
 	if (rc) {
 		static atomic_bool told;
 		if (!atomic_exchange(&told, true))
@@ -272,6 +282,21 @@ void *sfs_pmem_copy_nodrain(void *dst, const void *src, size_t n)
 	copy_fn(dst, src, n, PMEM2_F_MEM_NODRAIN);
 	sfs_stat_event(SFS_EV_dax_bytes, n);
 	return dst;
+}
+
+void sfs_pmem_atfork_prepare(void)
+{
+	sfs_mutex_lock(&load_lock);
+}
+
+void sfs_pmem_atfork_parent(void)
+{
+	sfs_mutex_unlock(&load_lock);
+}
+
+void sfs_pmem_atfork_child(void)
+{
+	pthread_mutex_init(&load_lock, NULL);
 }
 
 void sfs_pmem_unmap(struct sfs_pmem_map *m)

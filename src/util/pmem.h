@@ -60,6 +60,12 @@ bool sfs_pmem_learn_claim(void);
 bool sfs_pmem_gave_up(void);
 void sfs_pmem_learn_unclaim(void);
 
+/* pthread_atfork handlers (fs/process.c): a fork waits for a load of
+ * libpmem2 or a map made with it that another thread has in flight. */
+void sfs_pmem_atfork_prepare(void);
+void sfs_pmem_atfork_parent(void);
+void sfs_pmem_atfork_child(void);
+
 /* Copies n bytes to dst, which lies in a MAP_SYNC mapping of a DAX file,
  * with libpmem2's memcpy (non-temporal stores or cache-line flushes) but
  * no fence; sfs_pmem_drain then waits for all of them (one fence). memcpy's
