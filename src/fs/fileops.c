@@ -39,6 +39,11 @@ bool sfs_user_range_ok(const void *buf, size_t n)
 
 void sfs_manage(int fd, int flags)
 {
+	sfs_manage_at(fd, flags, 0);
+}
+
+void sfs_manage_at(int fd, int flags, int64_t pos)
+{
 	if (fd < 0 || (flags & O_PATH) || !sfs_g.active)
 		return;
 	int saved = errno;
@@ -66,7 +71,7 @@ void sfs_manage(int fd, int flags)
 	struct sfs_inode *in = kernel_only ? NULL : sfs_inode_open(fd, &st, flags, &shared);
 	if (!in)
 		goto kernel;
-	struct sfs_file *f = sfs_file_new(in, flags, 0);
+	struct sfs_file *f = sfs_file_new(in, flags, pos);
 	if (!f) {
 		if (shared) /* the kernel's open file has lost O_APPEND */
 			sfs_real.fcntl(fd, F_SETFL, sfs_real.fcntl(fd, F_GETFL) | (flags & O_APPEND));

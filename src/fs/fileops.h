@@ -17,6 +17,10 @@
  * on the managed file system. Preserves errno. */
 void sfs_manage(int fd, int flags);
 
+/* The same for a descriptor opened earlier, whose offset is pos now (a
+ * descriptor taken back after a fork, forkwatch.h). */
+void sfs_manage_at(int fd, int flags, int64_t pos);
+
 ssize_t sfs_file_read(struct sfs_file *f, void *buf, size_t n);
 ssize_t sfs_file_write(struct sfs_file *f, const void *buf, size_t n);
 ssize_t sfs_file_pread(struct sfs_file *f, void *buf, size_t n, int64_t off);

@@ -20,6 +20,7 @@
 #include "fdtable.h"
 #include "file.h"
 #include "flush.h"
+#include "forkwatch.h"
 #include "lease.h"
 #include "../oplog/oplog.h"
 #include "../util/signals.h"
@@ -113,6 +114,8 @@ static void demote_locked_out(struct sfs_inode *in)
 			if (files[j] == f)
 				group[g++] = fds[j];
 		give_back(f, group, g, &primary);
+		for (int j = 0; j < g; j++)
+			sfs_forkwatch_demoted(group[j], in->dev, in->ino);
 		for (int j = i; j < n; j++) {
 			if (files[j] != f)
 				continue;
@@ -146,6 +149,7 @@ void sfs_demote_inode(struct sfs_inode *in)
 
 void sfs_demote_fd(int fd)
 {
+	sfs_forkwatch_forget(fd);
 	struct sfs_file *f = sfs_g.active ? sfs_fd_get(fd) : NULL;
 	if (f) {
 		sfs_demote_inode(f->inode);
@@ -194,7 +198,9 @@ void sfs_prepare_share(bool inheritable_only)
 
 void sfs_atfork_prepare(void)
 {
-	/* The child shares every descriptor the parent has. */
+	/* The child shares every descriptor the parent has: they are demoted,
+	 * and watched until the child lets go of them (forkwatch.h). */
+	sfs_forkwatch_prepare();
 	sfs_prepare_share(false);
 	sfs_pmem_atfork_prepare(); /* last: no libpmem2 load or map in flight */
 }
@@ -202,11 +208,13 @@ void sfs_atfork_prepare(void)
 void sfs_atfork_parent(void)
 {
 	sfs_pmem_atfork_parent();
+	sfs_forkwatch_parent();
 }
 
 void sfs_atfork_child(void)
 {
 	sfs_pmem_atfork_child();
+	sfs_forkwatch_reset_child();
 	sfs_self_pid_reset();
 	if (!sfs_g.active)
 		return;

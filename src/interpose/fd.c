@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../fs/flush.h"
+#include "../fs/forkwatch.h"
 #include "../fs/inode.h"
 #include "../fs/process.h"
 #include "../util/msg.h"
@@ -269,6 +270,7 @@ static int fcntl_impl(int (*real)(int, int, ...), int fd, int cmd, void *arg)
 	if (cmd == F_GETFL)
 		return getfl(real, fd);
 	if (owns_open_file(cmd)) {
+		sfs_forkwatch_forget(fd);
 		struct sfs_file *f = sfs_fd_get(fd);
 		if (f) {
 			sfs_demote_inode(f->inode);
@@ -298,6 +300,7 @@ SFS_EXPORT int flock(int fd, int op)
 			errno = EBADF;
 			return -1;
 		}
+		sfs_forkwatch_forget(fd);
 		struct sfs_file *f = sfs_fd_get(fd);
 		if (f) {
 			sfs_demote_inode(f->inode);

@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 
 #include "../fs/flush.h"
+#include "../fs/forkwatch.h"
 #include "../fs/process.h"
 #include "../oplog/oplog.h"
 #include "../util/threads.h"
@@ -23,8 +24,20 @@
  * vfork to be fork). The atfork handlers run as for fork. */
 SFS_EXPORT pid_t vfork(void)
 {
+	return fork();
+}
+
+/* fork itself runs the atfork handlers (fs/process.h); the wrapper tells
+ * the parent's watch which child shares its demoted descriptors. */
+SFS_EXPORT pid_t fork(void)
+{
 	sfs_init();
-	return sfs_real.fork();
+	sfs_forkwatch_wrapper(true);
+	pid_t pid = sfs_real.fork();
+	sfs_forkwatch_wrapper(false);
+	if (pid > 0 && sfs_g.active)
+		sfs_forkwatch_born(pid);
+	return pid;
 }
 
 /* Leaving without exit(): staged appends go into their files first (the

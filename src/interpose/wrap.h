@@ -10,6 +10,7 @@
 #include "../fs/fdtable.h"
 #include "../fs/file.h"
 #include "../fs/fileops.h"
+#include "../fs/forkwatch.h"
 #include "../fs/inode.h"
 #include "../fs/metasync.h"
 #include "../init.h"
@@ -50,6 +51,8 @@ static inline struct sfs_file *sfs_wrap_file(int fd)
 		return NULL;
 	sfs_busy_enter();
 	struct sfs_file *f = sfs_fd_get(fd);
+	if (!f && sfs_unlikely(atomic_load_explicit(&sfs_forkwatch_active, memory_order_relaxed)))
+		f = sfs_forkwatch_take_back(fd);
 	if (!f)
 		sfs_busy_exit();
 	return f;

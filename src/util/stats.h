@@ -23,7 +23,7 @@
 	X(log_bytes) X(log_checkpoints) X(log_commits) X(recovered_logs) X(recovered_records) \
 	X(dax_maps) X(dax_logs) X(dax_fences) X(dax_bytes) X(dax_stores) \
 	X(dax_syncs) X(dax_unflushed) X(leases) X(lease_breaks) X(lease_refused) X(adopted_stores)              \
-	X(unleased_ops) X(read_retries) X(locked_reads)
+	X(unleased_ops) X(read_retries) X(locked_reads) X(fork_taken_back)
 
 enum sfs_call {
 #define SFS_X(n) SFS_CALL_##n,

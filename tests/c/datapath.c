@@ -6,10 +6,14 @@
  * relinks the appends), with the raw kernel read. Under SplitFS the three
  * phases should make (almost) no read/write system calls; tests/suites/
  * strace.sh counts them. Prints one line per phase (ns per operation) and
- * whether the library is loaded. DATAPATH_SYNC=1 syncs each overwrite. */
+ * whether the library is loaded. DATAPATH_SYNC=1 syncs each overwrite.
+ * DATAPATH_FORK=1 forks before the overwrites, a child that exits at once
+ * (a shell's subshell, a system()-style helper): the parent's descriptor
+ * must come back to the library once the child is gone. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -94,6 +98,16 @@ int main(int argc, char **argv)
 	}
 	double t1 = now_ns();
 	T_CHECK(bad == 0, "%d of %ld preads short or wrong", bad, NOPS);
+
+	if (getenv("DATAPATH_FORK") && atoi(getenv("DATAPATH_FORK")) != 0) {
+		pid_t pid = fork();
+		T_REQUIRE(pid >= 0, "fork");
+		if (pid == 0)
+			_exit(0);
+		int st;
+		T_REQUIRE(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+			  "the child");
+	}
 
 	/* 2: overwrites of 4 KiB blocks, new content each time (made before
 	 * the clock starts). */
