@@ -8,8 +8,9 @@
  *   DWAL  each worker appends to its own file
  * Each worker cycles through its 1 MiB region (appenders start over from
  * an empty file every 64 MiB). Processes open the files themselves after
- * the fork, as separate programs would. Prints one JSON line: the total
- * operations per second of all workers.
+ * the fork, as separate programs would; readers open read-only
+ * (FXMARK_RDWR=1: read-write). Prints one JSON line: the total operations
+ * per second of all workers.
  *   fxmark DIR WORKLOAD WORKERS threads|procs SECONDS */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -87,7 +88,14 @@ static void work(int w)
 	char path[512], block[OP];
 	memset(block, 'a' + w % 26, OP);
 	file_name(path, sizeof(path), w);
-	int fd = open(path, kind == DWAL ? O_WRONLY | O_APPEND : O_RDWR);
+	/* Readers open read-only, as a reader does: processes that share a
+	 * file then each hold a read lease (src/fs/lease.h). FXMARK_RDWR=1
+	 * opens readers O_RDWR (a writable open shares no lease: the kernel
+	 * path for every process of a shared file). */
+	bool reads = kind == DRBL || kind == DRBM;
+	const char *rdwr = getenv("FXMARK_RDWR");
+	int acc = reads && !(rdwr && atoi(rdwr)) ? O_RDONLY : O_RDWR;
+	int fd = open(path, kind == DWAL ? O_WRONLY | O_APPEND : acc);
 	if (fd < 0)
 		die("open");
 	long base = shared_file() ? (long)w * REGION : 0, at = 0, ops = 0, appended = 0;
