@@ -1,7 +1,11 @@
-# SplitFS: make (library + CLI), make test, make demo, make bench.
+# SplitFS: make (library + CLI), make test, make demo, make bench,
+# make install / make uninstall (PREFIX, DESTDIR, LIBDIR, ...: see below).
 # make V=1 shows commands; make SANITIZE=address,undefined builds into build-san/.
 
+# The one place the version is kept: splitfs_version(), `splitfs version`,
+# the library's soname (libsplitfs.so.MAJOR) and file name, splitfs.pc.
 VERSION := 0.1.0
+SONAME := libsplitfs.so.$(firstword $(subst ., ,$(VERSION)))
 CC ?= gcc
 SANITIZE ?=
 BUILD ?= $(if $(SANITIZE),build-san,build)
@@ -40,14 +44,14 @@ $(BUILD)/obj/cli/%.o: %.c
 
 $(BUILD)/libsplitfs.so: $(LIB_OBJ) src/libsplitfs.map
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) -shared -Wl,-z,defs -Wl,--version-script=src/libsplitfs.map $(LDFLAGS) \
-		-o $@ $(LIB_OBJ) -ldl -lpthread
+	$(Q)$(CC) -shared -Wl,-z,defs -Wl,--version-script=src/libsplitfs.map \
+		-Wl,-soname,$(SONAME) $(LDFLAGS) -o $@ $(LIB_OBJ) -ldl -lpthread
 
 $(BUILD)/splitfs: $(CLI_OBJ)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ)
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(BUILD)/inst/libpath.d
 
 clean:
 	rm -rf build build-san
@@ -142,3 +146,69 @@ bench-quick: all
 	./bench/run.sh --quick
 
 .PHONY: bench bench-quick bench-progs
+
+# --- install -------------------------------------------------------------------
+# make install [PREFIX=/usr/local] [DESTDIR=] [BINDIR= LIBDIR= INCLUDEDIR= MANDIR=
+# PKGCONFIGDIR=], and make uninstall with the same variables. DESTDIR only
+# stages the files; PREFIX and the directories are where they will be used,
+# and the installed CLI is compiled with BINDIR and LIBDIR (cli/libpath.c),
+# in its own copy: build/splitfs stays the build tree's.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+INSTALL ?= install
+
+INST := $(BUILD)/inst
+INST_VARS := PREFIX=$(PREFIX) BINDIR=$(BINDIR) LIBDIR=$(LIBDIR) INCLUDEDIR=$(INCLUDEDIR) \
+	VERSION=$(VERSION)
+
+# Rewritten only when the install paths change, so a later `make install`
+# with another PREFIX rebuilds what has them compiled in (git's GIT-CFLAGS).
+$(INST)/paths: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(INST_VARS)' | cmp -s - $@ || echo '$(INST_VARS)' >$@
+
+$(INST)/libpath.o: cli/libpath.c $(INST)/paths
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(CFLAGS) -DSFS_BINDIR='"$(BINDIR)"' -DSFS_LIBDIR='"$(LIBDIR)"' \
+		-DSFS_SONAME='"$(SONAME)"' -c $< -o $@
+
+$(INST)/splitfs: $(filter-out %/cli/libpath.o,$(CLI_OBJ)) $(INST)/libpath.o
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^
+
+$(INST)/splitfs.pc: splitfs.pc.in $(INST)/paths
+	@$(if $(Q),echo "  GEN     $@")
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' $< >$@
+
+# Built by `make` too, so `make && sudo make install` compiles nothing as root.
+all: $(INST)/splitfs $(INST)/splitfs.pc
+
+install: $(BUILD)/libsplitfs.so $(INST)/splitfs $(INST)/splitfs.pc
+	@$(if $(Q),echo "  INSTALL $(DESTDIR)$(PREFIX)")
+	$(Q)$(INSTALL) -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(INCLUDEDIR) \
+		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7
+	$(Q)$(INSTALL) -m 644 $(BUILD)/libsplitfs.so $(DESTDIR)$(LIBDIR)/libsplitfs.so.$(VERSION)
+	$(Q)ln -sf libsplitfs.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	$(Q)ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libsplitfs.so
+	$(Q)$(INSTALL) -m 755 $(INST)/splitfs $(DESTDIR)$(BINDIR)/splitfs
+	$(Q)$(INSTALL) -m 644 include/splitfs.h $(DESTDIR)$(INCLUDEDIR)/splitfs.h
+	$(Q)$(INSTALL) -m 644 $(INST)/splitfs.pc $(DESTDIR)$(PKGCONFIGDIR)/splitfs.pc
+	$(Q)$(INSTALL) -m 644 man/splitfs.1 $(DESTDIR)$(MANDIR)/man1/splitfs.1
+	$(Q)$(INSTALL) -m 644 man/libsplitfs.7 $(DESTDIR)$(MANDIR)/man7/libsplitfs.7
+
+# Files only: the directories may hold other packages' files.
+uninstall:
+	@$(if $(Q),echo "  UNINST  $(DESTDIR)$(PREFIX)")
+	$(Q)rm -f $(DESTDIR)$(LIBDIR)/libsplitfs.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME) \
+		$(DESTDIR)$(LIBDIR)/libsplitfs.so $(DESTDIR)$(BINDIR)/splitfs \
+		$(DESTDIR)$(INCLUDEDIR)/splitfs.h $(DESTDIR)$(PKGCONFIGDIR)/splitfs.pc \
+		$(DESTDIR)$(MANDIR)/man1/splitfs.1 $(DESTDIR)$(MANDIR)/man7/libsplitfs.7
+
+FORCE:
+
+.PHONY: install uninstall FORCE

@@ -23,4 +23,8 @@ int cli_spawn(char *const argv[], bool quiet);
 /* The directory holding this executable (to find libsplitfs.so). */
 int cli_self_dir(char *buf, size_t len);
 
+/* Puts the path of the library `run` preloads in lib (libpath.c says where
+ * it looks). Returns 0, or -errno after saying why. */
+int cli_find_library(char *lib, size_t len);
+
 #endif

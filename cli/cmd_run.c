@@ -32,25 +32,6 @@ static const struct {
 	{"--verbose", "verbose", false},
 };
 
-static int find_library(char *lib, size_t len)
-{
-	char dir[PATH_MAX - 64]; /* room for the suffixes below */
-	int rc = cli_self_dir(dir, sizeof(dir));
-	if (rc)
-		return rc;
-	/* Next to the binary (the build tree), or the installed layout. */
-	const char *candidates[] = {"%s/libsplitfs.so", "%s/../lib/splitfs/libsplitfs.so"};
-	for (size_t i = 0; i < sizeof(candidates) / sizeof(candidates[0]); i++) {
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-		snprintf(lib, len, candidates[i], dir);
-#pragma GCC diagnostic pop
-		if (access(lib, R_OK) == 0)
-			return 0;
-	}
-	return -ENOENT;
-}
-
 static int preload(const char *lib)
 {
 	const char *old = getenv("LD_PRELOAD");
@@ -126,10 +107,8 @@ int cmd_run(int argc, char **argv)
 		return 1;
 	}
 	char lib[PATH_MAX];
-	if (find_library(lib, sizeof(lib)) != 0) {
-		cli_err("run: libsplitfs.so not found next to this program");
+	if (cli_find_library(lib, sizeof(lib)) != 0)
 		return 1;
-	}
 	if (preload(lib) != 0)
 		return 1;
 	execvp(argv[i], argv + i);

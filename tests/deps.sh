@@ -21,6 +21,11 @@ want bc bc
 want python3 python3
 want tar tar
 want mount mount
+# make install's check (tests/install-check.sh): pkg-config, the man pages.
+want pkg-config pkg-config
+want man man-db
+want groff groff-base
+want readelf binutils
 [ -e /usr/include/libpmem2.h ] || need_pkgs+=(libpmem2-dev)
 if [ ${#need_pkgs[@]} -gt 0 ]; then
 	echo "deps: installing ${need_pkgs[*]}"
