@@ -1,5 +1,6 @@
-# SplitFS: make (library + CLI), make test, make demo, make bench,
-# make install / make uninstall (PREFIX, DESTDIR, LIBDIR, ...: see below).
+# SplitFS: make (library + CLI), make check (unit tests, no root), make test,
+# make demo, make bench, make install / make uninstall (PREFIX, DESTDIR,
+# LIBDIR, ...: see below).
 # make V=1 shows commands; make SANITIZE=address,undefined builds into build-san/.
 
 # The one place the version is kept: splitfs_version(), `splitfs version`,
@@ -88,6 +89,7 @@ tests: all $(TEST_BIN) $(BUILD)/crash/crashtool $(BUILD)/security/plant
 test:
 	./tests/deps.sh
 	$(MAKE) tests
+	$(MAKE) check
 	./tests/run.sh
 
 # Everything on persistent memory in the lab's guest (tests/suites/dax.sh,
@@ -107,6 +109,52 @@ demo:
 	./demo/demo.sh
 
 .PHONY: tests test test-dax demo
+
+# --- unit tests (make check) ---------------------------------------------------
+# tests/unit/*.c: one program per module, linked against that module's objects
+# (compiled as for the CLI, not the preload library), so nothing is
+# interposed: no root, no image, no managed file system. tests/unit/run.sh
+# runs them (NAMES=... for some); SANITIZE=... builds them into build-san/.
+UNIT_HELPERS := tests/unit/unit.c tests/unit/logcraft.c
+UNIT_SRC := $(filter-out $(UNIT_HELPERS),$(wildcard tests/unit/*.c))
+UNIT_NAMES := $(UNIT_SRC:tests/unit/%.c=%)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)
+UNIT_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes \
+	-Wno-missing-field-initializers -fno-strict-aliasing -MMD -MP \
+	$(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer)
+unit_obj = $(1:%.c=$(BUILD)/obj/cli/%.o)
+UNIT_RECOVER := $(call unit_obj,src/oplog/recover.c src/oplog/format.c src/util/crc32c.c) \
+	$(BUILD)/obj/unit/logcraft.o
+
+# The objects of src/ each test links besides unit.o (a test not listed
+# links none; crc32c and logformat include the source they test).
+$(BUILD)/unit/options: $(call unit_obj,src/util/options.c src/util/msg.c)
+$(BUILD)/unit/logformat: $(call unit_obj,src/oplog/format.c src/util/crc32c.c)
+$(BUILD)/unit/maptab: $(call unit_obj,src/map/maptab.c)
+$(BUILD)/unit/recover: $(UNIT_RECOVER)
+$(BUILD)/unit/recover_trust: $(UNIT_RECOVER)
+
+$(BUILD)/obj/unit/%.o: tests/unit/%.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(UNIT_CFLAGS) -c $< -o $@
+
+$(BUILD)/unit/%: $(BUILD)/obj/unit/%.o $(BUILD)/obj/unit/unit.o
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^)
+
+-include $(wildcard $(BUILD)/obj/unit/*.d) \
+	$(filter-out $(CLI_OBJ:.o=.d),$(wildcard $(BUILD)/obj/cli/src/*/*.d))
+
+# The test objects stay (make would drop them as intermediates).
+.SECONDARY: $(UNIT_SRC:tests/unit/%.c=$(BUILD)/obj/unit/%.o) \
+	$(UNIT_HELPERS:tests/unit/%.c=$(BUILD)/obj/unit/%.o)
+
+check: $(UNIT_BIN)
+	$(Q)SFS_UNIT_DIR=$(BUILD)/unit ./tests/unit/run.sh $(or $(NAMES),$(UNIT_NAMES))
+
+.PHONY: check
 
 # --- benchmarks (bench/) --------------------------------------------------------
 BENCH_SRC := $(wildcard bench/src/*.c)

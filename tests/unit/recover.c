@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Description: recovery's replay rules (src/oplog/recover.c), on logs
+ * crafted in a temporary directory and replayed by sfs_recover_dir through
+ * libc (logcraft.c): after a crash (another boot, or another mount) every
+ * valid record of the log's generation goes back in seq order, not log
+ * order, WRITE as pwrite and TRUNCATE as ftruncate, skipping each file's
+ * records up to its last COMMIT; the log then gets the next generation and
+ * this boot's ids and is renamed log.free.*, so a second recovery replays
+ * nothing. Not replayed: a record with a bad CRC (counted), one of an older
+ * generation, of an unbound file id or running past the log's end (not
+ * counted), a file bound with another inode, generation or device, by a
+ * relative path or through a symlink, or gone (counted); on the same boot
+ * and mount, every record but the strict writes in flight whose file has
+ * not changed since they began; as root, a file not owned by the log's
+ * owner. A v1 log (no ident) is replayed whole. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "logcraft.h"
+#include "unit.h"
+
+static const char *dir;
+static struct sfs_recover_env env;
+static struct sfs_recovery rep;
+static char tpath[LC_PATH], opath[LC_PATH];
+static uint64_t ino, igen, oino, oigen;
+
+static bool start(const char *content)
+{
+	dir = u_tmpdir();
+	if (!dir)
+		return false;
+	env = lc_env(dir);
+	return lc_target(dir, "target", content, tpath, &ino, &igen) &&
+	       lc_target(dir, "other", "bbbbbbbbbb", opath, &oino, &oigen);
+}
+
+/* Saves l as dir/name, frees it, runs recovery; its return code. */
+static int recover(struct lc_log *l, const char *name)
+{
+	int rc = l ? lc_save(l, dir, name, 0600) : 0;
+	if (l)
+		lc_free(l);
+	if (rc != 0)
+		return rc;
+	return sfs_recover_dir(&env, dir, &rep);
+}
+
+static size_t trunc_rec(struct lc_log *l, uint32_t id, uint64_t seq, uint64_t size)
+{
+	return lc_add(l, (struct sfs_log_entry){.op = SFS_LOG_TRUNCATE, .file = id, .seq = seq,
+						.off = size},
+		      NULL);
+}
+
+static void test_crash(void)
+{
+	U_REQUIRE(start("0123456789"), "setup");
+	struct lc_log l;
+	U_REQUIRE(lc_new(&l, 65536, 5, lc_crash_boot, LC_MNT), "log");
+	lc_file(&l, 1, 1, tpath, ino, igen);
+	lc_write(&l, 1, 4, 0, "ZZ"); /* after the others by seq */
+	lc_write(&l, 1, 2, 0, "YYYY");
+	trunc_rec(&l, 1, 3, 6);
+	lc_write(&l, 1, 5, 14, "E");
+	U_REQUIRE(recover(&l, "log.1234.5678") == 0, "recover");
+	U_CHECK(strcmp(lc_read(tpath), "ZZYY45........E") == 0, "content \"%s\"", lc_read(tpath));
+	U_CHECK(rep.logs == 1 && rep.records == 4 && rep.files == 1 && rep.bytes == 7 &&
+			rep.skipped == 0 && !rep.first_error[0],
+		"report: logs %u records %u files %u bytes %llu skipped %u \"%s\"", rep.logs,
+		rep.records, rep.files, (unsigned long long)rep.bytes, rep.skipped,
+		rep.first_error);
+	char freed[64], p[LC_PATH];
+	snprintf(freed, sizeof(freed), "log.free.r%d.1234.5678", (int)getpid());
+	U_CHECK(!lc_exists(dir, "log.1234.5678") && lc_exists(dir, freed), "renamed %s", freed);
+	/* The header now: next generation, this boot and mount, valid. */
+	struct {
+		struct sfs_log_entry e;
+		struct sfs_log_ident id;
+	} h;
+	snprintf(p, sizeof(p), "%s/%s", dir, freed);
+	FILE *f = fopen(p, "r");
+	U_REQUIRE(f && fread(&h, sizeof(h), 1, f) == 1, "read %s", p);
+	fclose(f);
+	U_CHECK(h.e.op == SFS_LOG_HEADER && h.e.gen == 6 && h.e.off == SFS_LOG_MAGIC &&
+			h.e.arg == 65536 && h.e.payload == sizeof(h.id) &&
+			h.e.crc == sfs_log_crc(&h.e, &h.id),
+		"new header: gen %llu", (unsigned long long)h.e.gen);
+	U_CHECK(memcmp(h.id.boot_id, lc_boot, 16) == 0 && h.id.mnt_id == LC_MNT, "new ident");
+	U_REQUIRE(recover(NULL, NULL) == 0, "recover again");
+	U_CHECK(rep.logs == 0 && rep.records == 0 && strcmp(lc_read(tpath), "ZZYY45........E") == 0,
+		"a second recovery replays nothing (%u logs)", rep.logs);
+}
+
+static void test_commit(void)
+{
+	U_REQUIRE(start("aaaaaaaaaa"), "setup");
+	struct lc_log l;
+	U_REQUIRE(lc_new(&l, 65536, 3, lc_crash_boot, LC_MNT), "log");
+	lc_file(&l, 1, 1, tpath, ino, igen);
+	lc_file(&l, 2, 2, opath, oino, oigen);
+	lc_write(&l, 1, 3, 0, "XX");
+	lc_write(&l, 1, 5, 5, "YY");
+	lc_write(&l, 2, 6, 0, "QQ");
+	lc_add(&l, (struct sfs_log_entry){.op = SFS_LOG_COMMIT, .file = 1, .seq = 4}, NULL);
+	U_REQUIRE(recover(&l, "log.1") == 0, "recover");
+	U_CHECK(strcmp(lc_read(tpath), "aaaaaYYaaa") == 0, "target \"%s\"", lc_read(tpath));
+	U_CHECK(strcmp(lc_read(opath), "QQbbbbbbbb") == 0, "other \"%s\"", lc_read(opath));
+	U_CHECK(rep.records == 2 && rep.files == 2 && rep.skipped == 0, "records %u files %u",
+		rep.records, rep.files);
+}
+
+static void test_corrupt(void)
+{
+	U_REQUIRE(start("0000000000"), "setup");
+	struct lc_log l;
+	U_REQUIRE(lc_new(&l, 65536, 9, lc_crash_boot, LC_MNT), "log");
+	lc_file(&l, 1, 1, tpath, ino, igen);
+	char big[101];
+	memset(big, 'B', 100);
+	big[100] = '\0';
+	size_t bad = lc_write(&l, 1, 2, 0, big);
+	l.m[bad + SFS_LOG_UNIT + 50] ^= 1; /* torn: its CRC fails */
+	lc_write(&l, 1, 3, 2, "GG");
+	lc_add(&l, (struct sfs_log_entry){.op = SFS_LOG_WRITE, .payload = 2, .file = 1, .gen = 8,
+					  .seq = 4, .off = 4, .arg = 6},
+	       "OO"); /* the previous generation's */
+	lc_write(&l, 7, 5, 6, "UU"); /* file 7 was never bound */
+	char pay[64];
+	memset(pay, 'T', sizeof(pay));
+	struct sfs_log_entry t = {.op = SFS_LOG_WRITE, .version = 1, .payload = 64, .file = 1,
+				  .gen = 9, .seq = 6, .off = 8, .arg = 72};
+	t.crc = sfs_log_crc(&t, pay);
+	memcpy(l.m + l.len - SFS_LOG_UNIT, &t, sizeof(t)); /* its payload cut off by the end */
+	U_REQUIRE(recover(&l, "log.2") == 0, "recover");
+	U_CHECK(strcmp(lc_read(tpath), "00GG000000") == 0, "content \"%s\"", lc_read(tpath));
+	U_CHECK(rep.records == 1 && rep.skipped == 1, "records %u skipped %u (want 1, 1)",
+		rep.records, rep.skipped);
+}
+
+static void test_binding(void)
+{
+	U_REQUIRE(start("0000000000"), "setup");
+	char link[LC_PATH], gone[LC_PATH];
+	snprintf(link, sizeof(link), "%s/link", dir);
+	snprintf(gone, sizeof(gone), "%s/gone", dir);
+	U_REQUIRE(symlink(tpath, link) == 0, "symlink");
+	struct lc_log l;
+	U_REQUIRE(lc_new(&l, 65536, 1, lc_crash_boot, LC_MNT), "log");
+	lc_file(&l, 1, 1, tpath, ino + 1, igen); /* another inode */
+	lc_file(&l, 2, 2, tpath, ino, igen + 1); /* another generation */
+	lc_file(&l, 3, 3, "target", ino, igen);	 /* relative */
+	lc_file(&l, 4, 4, link, ino, igen);	 /* through a symlink */
+	lc_file(&l, 5, 5, gone, ino, igen);	 /* no such file */
+	lc_file(&l, 9, 6, opath, oino, oigen);	 /* the control */
+	for (uint32_t id = 1; id <= 5; id++)
+		lc_write(&l, id, 10 + id, 0, "XX");
+	lc_write(&l, 9, 20, 0, "99");
+	/* From the directory, so that "target" would resolve if taken. */
+	int cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	U_REQUIRE(cwd >= 0 && chdir(dir) == 0, "chdir");
+	int rc = recover(&l, "log.3");
+	U_REQUIRE(fchdir(cwd) == 0, "fchdir");
+	close(cwd);
+	U_REQUIRE(rc == 0, "recover");
+	U_CHECK(strcmp(lc_read(tpath), "0000000000") == 0, "target \"%s\"", lc_read(tpath));
+	U_CHECK(strcmp(lc_read(opath), "99bbbbbbbb") == 0, "control \"%s\"", lc_read(opath));
+	U_CHECK(rep.records == 1 && rep.skipped == 5 && rep.files == 1,
+		"records %u skipped %u files %u", rep.records, rep.skipped, rep.files);
+	/* The right file, but recovery manages another file system. */
+	env.root_dev ^= 1;
+	U_REQUIRE(lc_new(&l, 65536, 1, lc_crash_boot, LC_MNT), "log");
+	lc_file(&l, 1, 1, tpath, ino, igen);
+	lc_write(&l, 1, 2, 0, "XX");
+	U_REQUIRE(recover(&l, "log.4") == 0, "recover");
+	U_CHECK(strcmp(lc_read(tpath), "0000000000") == 0 && rep.skipped == 1,
+		"another device: \"%s\", skipped %u", lc_read(tpath), rep.skipped);
+}
+
+/* Same boot and mount: only strict writes in flight, if still fresh. */
+static void test_same_mount(void)
+{
+	U_REQUIRE(start("0000000000"), "setup");
+	struct lc_log l;
+	U_REQUIRE(lc_new(&l, 65536, 4, lc_boot, LC_MNT), "log");
+	int64_t now = lc_now_ns();
+	lc_file(&l, 1, 1, tpath, ino, igen);
+	lc_file(&l, 2, 2, opath, oino, oigen + 1); /* no longer there */
+	lc_write(&l, 1, 3, 0, "AA");		    /* returned: in the page cache */
+	lc_write(&l, 1, 4, 2, "BB");
+	lc_inflight(&l, 0, SFS_INFLIGHT_APPLYING, 4, now);
+	lc_write(&l, 1, 5, 4, "CC");
+	lc_inflight(&l, 1, SFS_INFLIGHT_CLAIMED, 5, now);
+	lc_write(&l, 1, 6, 6, "DD");
+	lc_inflight(&l, 2, SFS_INFLIGHT_APPLYING, 6, now - 10ll * 1000000000); /* file changed since */
+	lc_write(&l, 1, 7, 8, "EE");
+	lc_inflight(&l, 3, SFS_INFLIGHT_APPLYING, 7, now);
+	((struct sfs_log_inflight *)(l.m + SFS_LOG_INFLIGHT_OFF))[3].gen = 3; /* older generation */
+	lc_write(&l, 2, 8, 0, "FF");
+	lc_inflight(&l, 127, SFS_INFLIGHT_APPLYING, 8, now);
+	U_REQUIRE(recover(&l, "log.5") == 0, "recover");
+	U_CHECK(strcmp(lc_read(tpath), "00BB000000") == 0, "content \"%s\"", lc_read(tpath));
+	U_CHECK(rep.logs == 1 && rep.records == 1 && rep.skipped == 0, "records %u skipped %u",
+		rep.records, rep.skipped);
+	/* Same boot, the file system mounted again: a crash, all goes back. */
+	U_REQUIRE(start("0000000000"), "setup");
+	U_REQUIRE(lc_new(&l, 65536, 4, lc_boot, LC_MNT + 1), "log");
+	lc_file(&l, 1, 1, tpath, ino, igen);
+	lc_write(&l, 1, 3, 0, "AA");
+	lc_write(&l, 1, 4, 2, "BB");
+	U_REQUIRE(recover(&l, "log.6") == 0, "recover");
+	U_CHECK(strcmp(lc_read(tpath), "AABB000000") == 0 && rep.records == 2,
+		"remounted: \"%s\"", lc_read(tpath));
+}
+
+static void test_v1(void)
+{
+	U_REQUIRE(start("0000000000"), "setup");
+	struct lc_log l;
+	U_REQUIRE(lc_new_v1(&l, 65536, 2), "log");
+	lc_file(&l, 1, 1, tpath, ino, igen);
+	lc_write(&l, 1, 2, 3, "V1");
+	l.at = l.len - SFS_LOG_UNIT; /* the last unit is read too */
+	trunc_rec(&l, 1, 3, 8);
+	U_REQUIRE(recover(&l, "log.7") == 0, "recover");
+	U_CHECK(strcmp(lc_read(tpath), "000V1000") == 0 && rep.records == 2,
+		"content \"%s\"", lc_read(tpath));
+}
+
+/* Root's recovery writes a user's log only into that user's files. */
+static void test_owner(void)
+{
+	if (geteuid() != 0) {
+		u_skip("needs root (chown of the log and its files)");
+		return;
+	}
+	U_REQUIRE(start("0000000000"), "setup");
+	env.all_users = true;
+	char p[LC_PATH];
+	struct lc_log l;
+	U_REQUIRE(lc_new(&l, 65536, 1, lc_crash_boot, LC_MNT), "log");
+	lc_file(&l, 1, 1, tpath, ino, igen);
+	lc_file(&l, 2, 2, opath, oino, oigen);
+	lc_write(&l, 1, 3, 0, "XX");
+	lc_write(&l, 2, 4, 0, "YY");
+	U_REQUIRE(lc_save(&l, dir, "log.8", 0600) == 0, "save");
+	lc_free(&l);
+	snprintf(p, sizeof(p), "%s/log.8", dir);
+	U_REQUIRE(chown(p, 4242, 4242) == 0 && chown(tpath, 4343, 4343) == 0 &&
+			  chown(opath, 4242, 4242) == 0,
+		  "chown");
+	U_REQUIRE(recover(NULL, NULL) == 0, "recover");
+	U_CHECK(strcmp(lc_read(tpath), "0000000000") == 0, "another user's file written");
+	U_CHECK(strcmp(lc_read(opath), "YYbbbbbbbb") == 0, "the log owner's file not written");
+	U_CHECK(rep.records == 1 && rep.skipped == 1, "records %u skipped %u", rep.records,
+		rep.skipped);
+	/* A root's log may write anyone's file. */
+	U_REQUIRE(lc_new(&l, 65536, 1, lc_crash_boot, LC_MNT), "log");
+	lc_file(&l, 1, 1, tpath, ino, igen);
+	lc_write(&l, 1, 3, 0, "RR");
+	U_REQUIRE(recover(&l, "log.9") == 0, "recover");
+	U_CHECK(strcmp(lc_read(tpath), "RR00000000") == 0, "root's log: \"%s\"", lc_read(tpath));
+}
+
+static const struct u_case cases[] = {
+	{"crash", "seq order, TRUNCATE, next generation, log.free.*", test_crash},
+	{"commit", "records up to a file's last COMMIT skipped", test_commit},
+	{"corrupt", "bad CRC counted; old gen, unbound, torn tail not", test_corrupt},
+	{"binding", "inode, generation, path, symlink, device checked", test_binding},
+	{"same_mount", "only fresh in-flight strict writes; remount: all", test_same_mount},
+	{"v1", "a v1 log replayed whole, to its last unit", test_v1},
+	{"owner", "root replays a user's log only into that user's files", test_owner},
+};
+
+U_MAIN(cases)

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Description: the unit tests' runner of named cases (unit.h). */
+#define _GNU_SOURCE
+#include "unit.h"
+
+#include <dirent.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+int u_checks, u_failures;
+static const char *skipped;
+static char tmp[PATH_MAX];
+
+void u_skip(const char *why)
+{
+	skipped = why;
+}
+
+const char *u_tmpdir(void)
+{
+	if (tmp[0])
+		return tmp;
+	const char *base = getenv("TMPDIR");
+	snprintf(tmp, sizeof(tmp), "%s/sfs-unit.XXXXXX", base && *base ? base : "/tmp");
+	if (!mkdtemp(tmp)) {
+		perror(tmp);
+		tmp[0] = '\0';
+		return NULL;
+	}
+	return tmp;
+}
+
+static void rm_tmpdir(void)
+{
+	if (!tmp[0])
+		return;
+	DIR *d = opendir(tmp);
+	struct dirent *de;
+	while (d && (de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		char p[PATH_MAX + 256];
+		snprintf(p, sizeof(p), "%s/%s", tmp, de->d_name);
+		unlink(p);
+	}
+	if (d)
+		closedir(d);
+	if (rmdir(tmp) != 0)
+		perror(tmp);
+	tmp[0] = '\0';
+}
+
+static bool chosen(const char *name, int argc, char **argv)
+{
+	if (argc < 2)
+		return true;
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], name) == 0)
+			return true;
+	return false;
+}
+
+int u_main(const char *prog, const struct u_case *cases, size_t n, int argc, char **argv)
+{
+	const char *base = strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog;
+	int ran = 0, skips = 0, failed = 0;
+	for (int i = 1; i < argc; i++) {
+		bool known = false;
+		for (size_t k = 0; k < n; k++)
+			known |= strcmp(argv[i], cases[k].name) == 0;
+		if (!known) {
+			fprintf(stderr, "%s: no case '%s'; cases:", base, argv[i]);
+			for (size_t k = 0; k < n; k++)
+				fprintf(stderr, " %s", cases[k].name);
+			fprintf(stderr, "\n");
+			return U_EXIT_FAIL;
+		}
+	}
+	for (size_t k = 0; k < n; k++) {
+		if (!chosen(cases[k].name, argc, argv))
+			continue;
+		u_checks = u_failures = 0;
+		skipped = NULL;
+		cases[k].fn();
+		rm_tmpdir();
+		ran++;
+		if (u_failures) {
+			failed++;
+			printf("  %s/%s: %s: %d of %d checks FAILED\n", base, cases[k].name,
+			       cases[k].what, u_failures, u_checks);
+		} else if (skipped) {
+			skips++;
+			printf("  %s/%s: skipped: %s\n", base, cases[k].name, skipped);
+		} else {
+			printf("  %s/%s: %s: %d checks ok\n", base, cases[k].name, cases[k].what,
+			       u_checks);
+		}
+		fflush(stdout);
+	}
+	if (failed)
+		return U_EXIT_FAIL;
+	return ran && skips == ran ? U_EXIT_SKIP : U_EXIT_PASS;
+}
