@@ -1,7 +1,8 @@
 # SplitFS: make (library + CLI), make check (unit tests, no root), make test,
 # make demo, make bench, make install / make uninstall (PREFIX, DESTDIR,
 # LIBDIR, ...: see below).
-# make V=1 shows commands; make SANITIZE=address,undefined builds into build-san/.
+# make V=1 shows commands; make SANITIZE=address,undefined builds into build-san/,
+# make SANITIZE=thread into build-tsan/ (the C tests too: tests/suites/tsan.sh).
 
 # The one place the version is kept: splitfs_version(), `splitfs version`,
 # the library's soname (libsplitfs.so.MAJOR) and file name, splitfs.pc.
@@ -9,7 +10,8 @@ VERSION := 0.1.0
 SONAME := libsplitfs.so.$(firstword $(subst ., ,$(VERSION)))
 CC ?= gcc
 SANITIZE ?=
-BUILD ?= $(if $(SANITIZE),build-san,build)
+comma := ,
+BUILD ?= $(if $(filter thread,$(subst $(comma), ,$(SANITIZE))),build-tsan,$(if $(SANITIZE),build-san,build))
 
 CFLAGS ?= -O2 -g
 override CFLAGS += -std=c11 -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes \
@@ -55,14 +57,15 @@ $(BUILD)/splitfs: $(CLI_OBJ)
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(BUILD)/inst/libpath.d
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-tsan build-clang
 
 .PHONY: all clean
 
 # --- tests -------------------------------------------------------------------
 TEST_SRC := $(filter-out tests/c/helpers.c,$(wildcard tests/c/*.c))
 TEST_BIN := $(TEST_SRC:tests/c/%.c=$(BUILD)/tests/%)
-TEST_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -pthread
+TEST_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -pthread \
+	$(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer)
 
 $(BUILD)/tests/%: tests/c/%.c tests/c/helpers.c tests/c/helpers.h
 	@mkdir -p $(dir $@)

@@ -7,6 +7,8 @@ need_pkgs=()
 have() { command -v "$1" >/dev/null 2>&1; }
 want() { have "$1" || need_pkgs+=("$2"); }
 want gcc gcc
+# The clang build (make CC=clang BUILD=build-clang all tests, .ci/run).
+want clang clang
 want make make
 want mkfs.xfs xfsprogs
 want mkfs.ext4 e2fsprogs

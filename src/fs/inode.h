@@ -155,10 +155,11 @@ struct sfs_inode {
 
 	/* The operation log (sync/strict; oplog.h), under the lock: the file's
 	 * id in the log's generation log_gen, and whether records since its
-	 * last COMMIT exist. */
+	 * last COMMIT exist. logged is atomic: close and the last put read
+	 * it without the lock, to skip the lock (commit_file, release_if_last). */
 	uint32_t log_file;
 	uint64_t log_gen;
-	bool logged;
+	atomic_bool logged;
 	/* The application took POSIX record locks on the file (fcntl F_SETLK*,
 	 * lockf). Closing any descriptor of a file drops all of the process's
 	 * locks on it, so until the last application file closes the library

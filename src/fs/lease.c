@@ -37,16 +37,20 @@ static _Atomic pid_t service_tid; /* 0: no service thread yet */
 /* The application's disposition of the signal, as it set it. */
 static struct sigaction app_act;
 static pthread_mutex_t app_act_lock = PTHREAD_MUTEX_INITIALIZER;
-static bool handler_installed;
+/* Atomic: sigaction reads it in any thread, without the lock. */
+static _Atomic bool handler_installed;
 
 int sfs_lease_sig(void)
 {
 	return SIGRTMAX - 3;
 }
 
-bool sfs_lease_owns(int sig)
+/* Called by sigaction, which a sanitizer runtime calls while it
+ * initialises (SFS_NO_SANITIZE). */
+SFS_NO_SANITIZE bool sfs_lease_owns(int sig)
 {
-	return handler_installed && sig == sfs_lease_sig();
+	return atomic_load_explicit(&handler_installed, memory_order_acquire) &&
+	       sig == sfs_lease_sig();
 }
 
 static int64_t now_ns(void)

@@ -57,7 +57,9 @@ int sfs_map_copy(struct sfs_inode *in, int64_t off, char *buf, size_t n, bool to
 			char *p = m + (off & (chunk - 1));
 			sfs_protect_may_read();
 			if (!to_file) {
+				sfs_racy_copy_begin(); /* a versioned read's */
 				rc = sfs_guarded_copy(buf, p, len);
+				sfs_racy_copy_end();
 			} else {
 				sfs_protect_open(); /* this thread's window (protect.h) */
 				if (flush)

@@ -208,8 +208,14 @@ int sfs_stage_xfer(struct sfs_stage *st, int64_t off, char *buf, size_t n, int t
 					     : sfs_real.pread(st->fd, buf, len, pos);
 			if (r != (ssize_t)len)
 				return r < 0 ? -errno : -EIO;
+		} else if (to_stage) {
+			int rc = sfs_guarded_copy(p, buf, len);
+			if (rc)
+				return rc;
 		} else {
-			int rc = to_stage ? sfs_guarded_copy(p, buf, len) : sfs_guarded_copy(buf, p, len);
+			sfs_racy_copy_begin(); /* a versioned read's (read.c) */
+			int rc = sfs_guarded_copy(buf, p, len);
+			sfs_racy_copy_end();
 			if (rc)
 				return rc;
 		}

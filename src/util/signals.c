@@ -31,7 +31,8 @@ static __thread struct deferred queue[MAX_DEFERRED] __attribute__((tls_model("in
 static struct sigaction app[NSIG_];
 static bool owned[NSIG_];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static bool installed;
+/* Atomic: sigaction reads it in any thread, without the lock. */
+static _Atomic bool installed;
 
 /* The signals whose default action ends the process and that nothing but
  * another process (or a timer, a pipe, a file-size limit) raises. */
@@ -49,7 +50,7 @@ static bool fatal_by_default(int sig)
 
 /* Whether the library manages sig's disposition (not the guard's SIGSEGV
  * and SIGBUS, nor what cannot be caught). */
-static bool manageable(int sig)
+SFS_NO_SANITIZE static bool manageable(int sig)
 {
 	return sig > 0 && sig < NSIG_ && sig != SIGKILL && sig != SIGSTOP && sig != SIGSEGV &&
 	       sig != SIGBUS && sig < SIGRTMIN;
@@ -182,9 +183,11 @@ void sfs_signals_install(void)
 	pthread_mutex_unlock(&lock);
 }
 
-bool sfs_signals_own(int sig)
+/* Called by sigaction, which a sanitizer runtime calls while it
+ * initialises (SFS_NO_SANITIZE). */
+SFS_NO_SANITIZE bool sfs_signals_own(int sig)
 {
-	return installed && manageable(sig);
+	return atomic_load_explicit(&installed, memory_order_acquire) && manageable(sig);
 }
 
 int sfs_signals_action(int sig, const struct sigaction *act, struct sigaction *old)

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,7 +19,7 @@
 
 static const char *path;
 static int shared_fd;
-static volatile int done;
+static atomic_int done; /* atomic: the threads poll it (a data race to TSan) */
 static long reader_bad;
 
 static void *appender(void *arg)
