@@ -50,14 +50,15 @@
  * 2 MiB-aligned extent takes one fault for 2 MiB (README, "Persistent
  * memory"). */
 static void populate_ahead(struct sfs_maptab *t, int fd, int64_t off, int64_t end, int64_t limit,
-			   int64_t ahead, int64_t *populated)
+			   int64_t ahead, _Atomic int64_t *populated)
 {
-	if (end <= *populated)
+	int64_t done = atomic_load_explicit(populated, memory_order_relaxed);
+	if (end <= done)
 		return;
 	int64_t page = 4096, chunk = (int64_t)1 << sfs_g.map_shift;
-	int64_t from = SFS_MAX(*populated, SFS_ALIGN_DOWN(off, page));
+	int64_t from = SFS_MAX(done, SFS_ALIGN_DOWN(off, page));
 	int64_t to = SFS_MIN(SFS_ALIGN_UP(end + ahead, page), SFS_ALIGN_UP(limit, page));
-	*populated = to;
+	atomic_store_explicit(populated, to, memory_order_relaxed);
 	while (from < to) {
 		int64_t len = SFS_MIN(to - from, chunk - (from & (chunk - 1)));
 		int err;

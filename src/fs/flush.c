@@ -89,7 +89,7 @@ int sfs_inode_sync(struct sfs_inode *in, int fd, bool datasync)
 	}
 	atomic_store(&in->synced_meta, meta); /* a racing fsync may store an older one: harmless */
 	/* Writeback made the target's pages clean (write-protected) again. */
-	in->t_populated = 0;
+	atomic_store_explicit(&in->t_populated, 0, memory_order_relaxed);
 	return 0;
 }
 

@@ -116,7 +116,9 @@ struct sfs_inode {
 	 * how far the target's pages are already populated writable (see
 	 * populate_ahead in data.c). */
 	_Atomic int64_t wr_next; /* read without the lock by overwrite_unlocked */
-	int64_t t_populated;
+	/* Reset to 0 by fsync without the lock (writeback write-protects the
+	 * pages again): a reset lost to a racing writer only costs faults. */
+	_Atomic int64_t t_populated;
 	/* A store through the mapping dirties the whole page-cache folio (up
 	 * to 2 MiB on XFS), which the next fsync writes back in full; a
 	 * write(2) dirties only the blocks it changes. So when the application

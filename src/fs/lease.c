@@ -222,7 +222,7 @@ bool sfs_lease_take_locked(struct sfs_inode *in, bool force)
 	}
 	sfs_inode_kernel_changed(in);
 	atomic_store(&in->wr_next, -1);
-	in->t_populated = 0;
+	atomic_store_explicit(&in->t_populated, 0, memory_order_relaxed);
 	atomic_store_explicit(&in->leased, true, memory_order_release);
 	sfs_stat_event(SFS_EV_leases, 1);
 	return true;
