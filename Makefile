@@ -126,7 +126,8 @@ UNIT_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -Wshadow -Wmissing-prototyp
 	-Wno-missing-field-initializers -fno-strict-aliasing -MMD -MP \
 	$(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer)
 unit_obj = $(1:%.c=$(BUILD)/obj/cli/%.o)
-UNIT_RECOVER := $(call unit_obj,src/oplog/recover.c src/oplog/format.c src/util/crc32c.c) \
+UNIT_RECOVER := $(call unit_obj,src/oplog/recover.c src/oplog/format.c src/util/crc32c.c \
+	cli/libc_sys.c) \
 	$(BUILD)/obj/unit/logcraft.o
 
 # The objects of src/ each test links besides unit.o (a test not listed

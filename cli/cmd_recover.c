@@ -19,6 +19,7 @@
 #include "../src/oplog/recover.h"
 #include "../src/staging/adopt.h"
 #include "cli.h"
+#include "libc_sys.h"
 
 int cmd_recover(int argc, char **argv)
 {
@@ -44,32 +45,13 @@ int cmd_recover(int argc, char **argv)
 		return 1;
 	}
 	snprintf(priv, sizeof(priv), "%s/.splitfs", abs);
-	const struct sfs_sys sys = {
-		.open = open,
-		.openat = openat,
-		.pread = pread,
-		.pwrite = pwrite,
-		.ftruncate = ftruncate,
-		.fsync = fsync,
-		.close = close,
-		.renameat = renameat,
-		.ioctl = (int (*)(int, unsigned long, ...))ioctl,
-		.fstat = fstat,
-		.mmap = mmap,
-		.dup = dup,
-		.unlinkat = unlinkat,
-		.flock = flock,
-		.fallocate = fallocate,
-		.statx = statx,
-		.fstatat = fstatat,
-	};
 	/* The staging windows of processes that died on this mount (POSIX
 	 * mode's unsynced appends), then the operation logs. */
 	struct sfs_recovery stores;
 	memset(&stores, 0, sizeof(stores));
 	/* Root recovers every user's processes, each into that user's own
 	 * files (recover.h). */
-	struct sfs_recover_env env = {.sys = &sys, .euid = geteuid(), .all_users = true, .root_fd = -1};
+	struct sfs_recover_env env = {.sys = &cli_libc_sys, .euid = geteuid(), .all_users = true, .root_fd = -1};
 	int dfd = open(priv, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	struct stat rst;
 	if (dfd < 0) {
@@ -81,7 +63,7 @@ int cmd_recover(int argc, char **argv)
 		cli_err("recover: %s: %s", priv, strerror(errno));
 		return 1;
 	}
-	int rc = fstat(dfd, &rst) == 0 ? sfs_mount_instance(&sys, dfd, env.boot_id, &env.mnt_id)
+	int rc = fstat(dfd, &rst) == 0 ? sfs_mount_instance(&cli_libc_sys, dfd, env.boot_id, &env.mnt_id)
 				       : -errno;
 	if (rc) {
 		cli_err("recover: %s: %s", priv, strerror(-rc));

@@ -2,6 +2,7 @@
 /* Description: crafting operation logs for the recovery tests (logcraft.h). */
 #define _GNU_SOURCE
 #include "logcraft.h"
+#include "../../cli/libc_sys.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -171,29 +172,10 @@ int lc_count(const char *dir, const char *prefix)
 	return n;
 }
 
-static const struct sfs_sys libc_sys = {
-	.open = open,
-	.openat = openat,
-	.pread = pread,
-	.pwrite = pwrite,
-	.ftruncate = ftruncate,
-	.fsync = fsync,
-	.close = close,
-	.renameat = renameat,
-	.ioctl = (int (*)(int, unsigned long, ...))ioctl,
-	.fstat = fstat,
-	.mmap = mmap,
-	.dup = dup,
-	.unlinkat = unlinkat,
-	.flock = flock,
-	.fallocate = fallocate,
-	.statx = statx,
-	.fstatat = fstatat,
-};
 
 struct sfs_recover_env lc_env(const char *dir)
 {
-	struct sfs_recover_env env = {.sys = &libc_sys, .mnt_id = LC_MNT, .euid = geteuid(),
+	struct sfs_recover_env env = {.sys = &cli_libc_sys, .mnt_id = LC_MNT, .euid = geteuid(),
 				      .root_fd = -1};
 	memcpy(env.boot_id, lc_boot, 16);
 	struct stat st;

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The system-call table of recovery (src/oplog/recover.h) made of libc's
+ * own functions: for the CLI's `recover` and the unit tests, which run
+ * without the preload library (inside the library the table is made of
+ * the real functions, src/init.c). */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "libc_sys.h"
+
+const struct sfs_sys cli_libc_sys = {
+	.open = open,
+	.openat = openat,
+	.pread = pread,
+	.pwrite = pwrite,
+	.ftruncate = ftruncate,
+	.fsync = fsync,
+	.close = close,
+	.renameat = renameat,
+	.ioctl = (int (*)(int, unsigned long, ...))ioctl,
+	.fstat = fstat,
+	.mmap = mmap,
+	.dup = dup,
+	.unlinkat = unlinkat,
+	.flock = flock,
+	.fallocate = fallocate,
+	.statx = statx,
+	.fstatat = fstatat,
+};
