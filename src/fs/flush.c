@@ -102,9 +102,17 @@ int sfs_inode_truncate(struct sfs_inode *in, int fd, const char *path, int64_t l
 	if (sfs_inode_leased(in) && fd < 0 && !in->kwritable)
 		sfs_lease_drop_locked(in);
 	if (!sfs_inode_leased(in)) {
+		/* Sync and strict: the kernel zeroes the tail of the new last
+		 * block before the new size is in its journal (on DAX straight
+		 * on the media), so a crash in between would leave neither
+		 * state. The TRUNCATE record goes first (recovery redoes it)
+		 * and is retired once the kernel's truncation is durable. */
+		bool logged = sfs_oplog_on() && sfs_oplog_truncate(in, len) == 0;
 		int r = (fd >= 0 ? sfs_real.ftruncate(fd, len) : sfs_real.truncate(path, len)) == 0
 				? 0
 				: -errno;
+		if (logged) /* durable, or refused: the record must not be replayed */
+			sfs_oplog_commit(in);
 		if (!r && sfs_oplog_on() && sfs_real.fdatasync(in->kfd) != 0)
 			r = -errno;
 		sfs_inode_kernel_changed(in);
