@@ -111,10 +111,13 @@ int sfs_inode_truncate(struct sfs_inode *in, int fd, const char *path, int64_t l
 		int r = (fd >= 0 ? sfs_real.ftruncate(fd, len) : sfs_real.truncate(path, len)) == 0
 				? 0
 				: -errno;
-		if (logged) /* durable, or refused: the record must not be replayed */
-			sfs_oplog_commit(in);
-		if (!r && sfs_oplog_on() && sfs_real.fdatasync(in->kfd) != 0)
+		if (logged) { /* durable (its fdatasync), or refused: not to be replayed */
+			int c = sfs_oplog_commit(in);
+			if (!r)
+				r = c;
+		} else if (!r && sfs_oplog_on() && sfs_real.fdatasync(in->kfd) != 0) {
 			r = -errno;
+		}
 		sfs_inode_kernel_changed(in);
 		sfs_inode_unlock(in);
 		return r;
