@@ -122,7 +122,7 @@ void sfs_forkwatch_born(pid_t pid)
 {
 	sfs_mutex_lock(&lock);
 	pending--;
-	if (nwatched > 0) {
+	if (pid > 0 && nwatched > 0) {
 		int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
 		if (pfd < 0 || nchildren == MAX_CHILDREN) {
 			if (pfd >= 0)

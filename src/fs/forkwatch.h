@@ -40,7 +40,8 @@ void sfs_forkwatch_parent(void);
 /* A descriptor the fork being prepared demoted. */
 void sfs_forkwatch_demoted(int fd, dev_t dev, ino_t ino);
 
-/* The fork wrapper, in the parent: the child's pid. */
+/* The fork wrapper, in the parent: the child's pid, or -1 when the fork
+ * failed (its prepare handler ran all the same). */
 void sfs_forkwatch_born(pid_t pid);
 
 /* The fork wrapper, around the real fork (true before, false after). */

@@ -35,7 +35,7 @@ SFS_EXPORT pid_t fork(void)
 	sfs_forkwatch_wrapper(true);
 	pid_t pid = sfs_real.fork();
 	sfs_forkwatch_wrapper(false);
-	if (pid > 0 && sfs_g.active)
+	if (pid != 0 && sfs_g.active) /* the parent, also of a fork that failed */
 		sfs_forkwatch_born(pid);
 	return pid;
 }
