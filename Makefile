@@ -165,17 +165,22 @@ BENCH_SRC := $(wildcard bench/src/*.c)
 BENCH_CXX_SRC := $(wildcard bench/src/*.cc)
 BENCH_BIN := $(BENCH_SRC:bench/src/%.c=$(BUILD)/bench/%) $(BENCH_CXX_SRC:bench/src/%.cc=$(BUILD)/bench/%)
 
-$(BUILD)/bench/%: bench/src/%.c
+# Each C program links what they share (bench/src/lib/bench.c).
+BENCH_LIB := bench/src/lib/bench.c
+BENCH_LIB_DEPS := $(BENCH_LIB) bench/src/lib/bench.h
+
+$(BUILD)/bench/%: bench/src/%.c $(BENCH_LIB_DEPS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
-	$(Q)$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -pthread -o $@ $< -lm
+	$(Q)$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -pthread -o $@ $< $(BENCH_LIB) -lm
 
 # The machine's primitives (bench/machine.sh): the library's own CRC32C and
 # libpmem2 (libpmem2-dev, tests/deps.sh).
-$(BUILD)/bench/primitives: bench/src/primitives.c src/util/crc32c.c src/util/crc32c.h
+$(BUILD)/bench/primitives: bench/src/primitives.c src/util/crc32c.c src/util/crc32c.h $(BENCH_LIB_DEPS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
-	$(Q)$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -o $@ bench/src/primitives.c src/util/crc32c.c -lpmem2
+	$(Q)$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -o $@ bench/src/primitives.c src/util/crc32c.c \
+		$(BENCH_LIB) -lpmem2
 
 # C++ drivers of applications (YCSB on LevelDB: libleveldb-dev, bench/deps.sh).
 $(BUILD)/bench/%: bench/src/%.cc

@@ -16,27 +16,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "lib/bench.h"
+
 #define OP 4096
-
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
-
-static int want(const char *list, const char *p)
-{
-	if (!list)
-		return 1;
-	char buf[512], key[64];
-	snprintf(buf, sizeof(buf), ",%s,", list);
-	snprintf(key, sizeof(key), ",%s,", p);
-	return strstr(buf, key) != NULL;
-}
 
 static void report(const char *pattern, long ops, double ns)
 {
@@ -58,7 +42,7 @@ static int overwrite(const char *path, long nops, int every, const char *name)
 	int fd = open(path, O_RDWR);
 	if (fd < 0)
 		return die(path);
-	double t = now();
+	double t = bench_now();
 	for (long i = 0; i < nops; i++) {
 		buf[0] = (char)i;
 		if (pwrite(fd, buf, OP, (off_t)i * OP) != OP)
@@ -66,7 +50,7 @@ static int overwrite(const char *path, long nops, int every, const char *name)
 		if (every && i % every == every - 1 && fsync(fd) != 0)
 			return die("fsync");
 	}
-	report(name, nops, now() - t);
+	report(name, nops, bench_now() - t);
 	if (fsync(fd) != 0 || close(fd) != 0)
 		return die("fsync/close");
 	return 0;
@@ -80,7 +64,7 @@ static int append(const char *path, long nops, int every, const char *name)
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0)
 		return die(path);
-	double t = now();
+	double t = bench_now();
 	for (long i = 0; i < nops; i++) {
 		buf[0] = (char)i;
 		if (write(fd, buf, OP) != OP)
@@ -88,7 +72,7 @@ static int append(const char *path, long nops, int every, const char *name)
 		if (every && i % every == every - 1 && fsync(fd) != 0)
 			return die("fsync");
 	}
-	report(name, nops, now() - t);
+	report(name, nops, bench_now() - t);
 	if (fsync(fd) != 0 || close(fd) != 0)
 		return die("fsync/close");
 	unlink(path);
@@ -110,7 +94,7 @@ int main(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/fig3-over.dat", argv[1]);
 	snprintf(path2, sizeof(path2), "%s/fig3-append.dat", argv[1]);
 
-	if (want(list, "seq_overwrite") || want(list, "seq_overwrite_fsync10")) {
+	if (bench_want(list, "seq_overwrite") || bench_want(list, "seq_overwrite_fsync10")) {
 		/* The existing file: written in 1 MiB pieces, made durable, closed. */
 		static char big[1 << 20];
 		memset(big, 'o', sizeof(big));
@@ -126,16 +110,16 @@ int main(int argc, char **argv)
 		}
 		if (fsync(fd) != 0 || close(fd) != 0)
 			return die("fsync/close");
-		if (want(list, "seq_overwrite") && overwrite(path, nops, 0, "seq_overwrite"))
+		if (bench_want(list, "seq_overwrite") && overwrite(path, nops, 0, "seq_overwrite"))
 			return 1;
-		if (want(list, "seq_overwrite_fsync10") &&
+		if (bench_want(list, "seq_overwrite_fsync10") &&
 		    overwrite(path, nops, 10, "seq_overwrite_fsync10"))
 			return 1;
 		unlink(path);
 	}
-	if (want(list, "append") && append(path2, nops, 0, "append"))
+	if (bench_want(list, "append") && append(path2, nops, 0, "append"))
 		return 1;
-	if (want(list, "append_fsync10") && append(path2, nops, 10, "append_fsync10"))
+	if (bench_want(list, "append_fsync10") && append(path2, nops, 10, "append_fsync10"))
 		return 1;
 	return 0;
 }

@@ -11,17 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#define OP 4096
+#include "lib/bench.h"
 
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
+#define OP 4096
 
 static void shuffle(long *v, long n, unsigned seed)
 {
@@ -37,17 +31,6 @@ static void report(const char *pattern, long ops, double ns)
 {
 	printf("{\"pattern\":\"%s\",\"ops\":%ld,\"ns_per_op\":%.1f}\n", pattern, ops, ns / (double)ops);
 	fflush(stdout);
-}
-
-static int want(const char *list, const char *p)
-{
-	if (!list)
-		return 1;
-	char buf[256];
-	snprintf(buf, sizeof(buf), ",%s,", list);
-	char key[64];
-	snprintf(key, sizeof(key), ",%s,", p);
-	return strstr(buf, key) != NULL;
 }
 
 int main(int argc, char **argv)
@@ -70,58 +53,58 @@ int main(int argc, char **argv)
 
 	unlink(path);
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	double t = now();
+	double t = bench_now();
 	for (long i = 0; i < nops; i++)
 		if (write(fd, buf, OP) != OP)
 			return 1;
-	if (want(list, "append"))
-		report("append", nops, now() - t);
+	if (bench_want(list, "append"))
+		report("append", nops, bench_now() - t);
 	fsync(fd);
 
-	if (want(list, "append_fsync10")) {
+	if (bench_want(list, "append_fsync10")) {
 		unlink(path2);
 		int fd2 = open(path2, O_RDWR | O_CREAT | O_TRUNC, 0644);
 		long n2 = nops / 4; /* fsync-bound: a quarter of the ops */
-		t = now();
+		t = bench_now();
 		for (long i = 0; i < n2; i++) {
 			if (write(fd2, buf, OP) != OP)
 				return 1;
 			if (i % 10 == 9)
 				fsync(fd2);
 		}
-		report("append_fsync10", n2, now() - t);
+		report("append_fsync10", n2, bench_now() - t);
 		close(fd2);
 		unlink(path2);
 	}
-	if (want(list, "seq_read")) {
-		t = now();
+	if (bench_want(list, "seq_read")) {
+		t = bench_now();
 		for (long i = 0; i < nops; i++)
 			if (pread(fd, buf, OP, i * OP) != OP)
 				return 1;
-		report("seq_read", nops, now() - t);
+		report("seq_read", nops, bench_now() - t);
 	}
-	if (want(list, "rand_read")) {
+	if (bench_want(list, "rand_read")) {
 		shuffle(idx, nops, 1);
-		t = now();
+		t = bench_now();
 		for (long i = 0; i < nops; i++)
 			if (pread(fd, buf, OP, idx[i] * OP) != OP)
 				return 1;
-		report("rand_read", nops, now() - t);
+		report("rand_read", nops, bench_now() - t);
 	}
-	if (want(list, "seq_overwrite")) {
-		t = now();
+	if (bench_want(list, "seq_overwrite")) {
+		t = bench_now();
 		for (long i = 0; i < nops; i++)
 			if (pwrite(fd, buf, OP, i * OP) != OP)
 				return 1;
-		report("seq_overwrite", nops, now() - t);
+		report("seq_overwrite", nops, bench_now() - t);
 	}
-	if (want(list, "rand_overwrite")) {
+	if (bench_want(list, "rand_overwrite")) {
 		shuffle(idx, nops, 2);
-		t = now();
+		t = bench_now();
 		for (long i = 0; i < nops; i++)
 			if (pwrite(fd, buf, OP, idx[i] * OP) != OP)
 				return 1;
-		report("rand_overwrite", nops, now() - t);
+		report("rand_overwrite", nops, bench_now() - t);
 	}
 	close(fd);
 	unlink(path);

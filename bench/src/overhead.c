@@ -21,17 +21,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#define OP 4096
+#include "lib/bench.h"
 
-static inline uint64_t now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
+#define OP 4096
 
 static int cmp(const void *a, const void *b)
 {
@@ -61,13 +55,6 @@ static void emit(const char *metric, double ns)
 
 /* xorshift64*: a fixed sequence, the same in every configuration. */
 static uint64_t rng = 0x9e3779b97f4a7c15u;
-static uint64_t rnd(void)
-{
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return rng * 2685821657736338717u;
-}
 
 /* Through a volatile pointer: the compiler can neither drop nor inline it. */
 static void *(*volatile copy)(void *, const void *, size_t) = memcpy;
@@ -94,18 +81,18 @@ int main(int argc, char **argv)
 
 	/* The timer: median of back-to-back reads. */
 	for (long i = 0; i < samples; i++) {
-		uint64_t a = now();
-		t[i] = now() - a;
+		uint64_t a = bench_ns();
+		t[i] = bench_ns() - a;
 	}
 	double timer = median(t, samples);
 	emit("timer_ns", timer);
 
 	/* memcpy, hot: 4 KiB to 4 KiB, both in L1/L2. */
 	for (long i = 0; i < samples; i++) {
-		uint64_t a = now();
+		uint64_t a = bench_ns();
 		copy(dst, hot, OP);
 		__asm__ volatile("" ::: "memory");
-		t[i] = now() - a;
+		t[i] = bench_ns() - a;
 	}
 	emit("memcpy_hot_ns", median(t, samples) - timer);
 
@@ -124,16 +111,16 @@ int main(int argc, char **argv)
 		for (long i = 0; i < cold_blocks; i++)
 			order[i] = i;
 		for (long i = cold_blocks - 1; i > 0; i--) {
-			long j = (long)(rnd() % (uint64_t)(i + 1)), x = order[i];
+			long j = (long)(bench_rnd(&rng) % (uint64_t)(i + 1)), x = order[i];
 			order[i] = order[j];
 			order[j] = x;
 		}
 		for (long i = 0; i < n; i++) {
 			const char *src = cold + (size_t)order[i] * OP;
-			uint64_t a = now();
+			uint64_t a = bench_ns();
 			copy(dst, src, OP);
 			__asm__ volatile("" ::: "memory");
-			t[i] = now() - a;
+			t[i] = bench_ns() - a;
 		}
 		cold_med = median(t, n) - timer;
 		free(order);
@@ -152,12 +139,12 @@ int main(int argc, char **argv)
 	}
 	for (long i = 0; i < nblocks; i++) {
 		hot[0] = (char)i;
-		uint64_t a = now();
+		uint64_t a = bench_ns();
 		if (write(fd, hot, OP) != OP) {
 			perror("write");
 			return 1;
 		}
-		t[i] = now() - a;
+		t[i] = bench_ns() - a;
 	}
 	double amean = mean(t, nblocks) - timer, amed = median(t, nblocks) - timer;
 	emit("append_4k_ns", amed);
@@ -175,13 +162,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (long i = 0; i < samples; i++) {
-		off_t off = (off_t)(rnd() % (uint64_t)nblocks) * OP;
-		uint64_t a = now();
+		off_t off = (off_t)(bench_rnd(&rng) % (uint64_t)nblocks) * OP;
+		uint64_t a = bench_ns();
 		if (pread(fd, dst, OP, off) != OP) {
 			perror("pread");
 			return 1;
 		}
-		t[i] = now() - a;
+		t[i] = bench_ns() - a;
 	}
 	double rmed = median(t, samples) - timer;
 	emit("read_4k_ns", rmed);
@@ -189,14 +176,14 @@ int main(int argc, char **argv)
 
 	/* Random 4 KiB overwrites, no fsync. */
 	for (long i = 0; i < samples; i++) {
-		off_t off = (off_t)(rnd() % (uint64_t)nblocks) * OP;
+		off_t off = (off_t)(bench_rnd(&rng) % (uint64_t)nblocks) * OP;
 		hot[0] = (char)i;
-		uint64_t a = now();
+		uint64_t a = bench_ns();
 		if (pwrite(fd, hot, OP, off) != OP) {
 			perror("pwrite");
 			return 1;
 		}
-		t[i] = now() - a;
+		t[i] = bench_ns() - a;
 	}
 	double wmed = median(t, samples) - timer;
 	emit("overwrite_4k_ns", wmed);

@@ -22,24 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <time.h>
 #include <unistd.h>
 
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
+#include "lib/bench.h"
 
 static uint64_t rng = 0x2545f4914f6cdd1du;
-static uint64_t rnd(void)
-{
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return rng * 2685821657736338717u;
-}
 
 /* Sectors written so far: the 7th field of /sys/block/<dev>/stat. */
 static long long sectors_written(const char *statfile)
@@ -127,16 +114,16 @@ int main(int argc, char **argv)
 		long size = sizes[s].size, slots = file / size;
 		frozen += quiesce(dirfd);
 		long long before = sectors_written(statfile);
-		double t = now();
+		double t = bench_now();
 		for (long i = 0; i < ops; i++) {
-			off_t off = (off_t)(rnd() % (uint64_t)slots) * size;
+			off_t off = (off_t)(bench_rnd(&rng) % (uint64_t)slots) * size;
 			buf[0] = (char)i;
 			if (pwrite(fd, buf, (size_t)size, off) != size || fsync(fd) != 0) {
 				perror("pwrite/fsync");
 				return 1;
 			}
 		}
-		double ns = (now() - t) / (double)ops;
+		double ns = (bench_now() - t) / (double)ops;
 		syncfs(dirfd);
 		long long after = sectors_written(statfile);
 		double wamp = (double)(after - before) * 512.0 / ((double)ops * (double)size);
