@@ -17,6 +17,7 @@
  *   overhead DIR [FILE_MiB] [SAMPLES] [COLD_MiB]    default 256 65536 1024 */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +60,27 @@ static uint64_t rng = 0x9e3779b97f4a7c15u;
 /* Through a volatile pointer: the compiler can neither drop nor inline it. */
 static void *(*volatile copy)(void *, const void *, size_t) = memcpy;
 
+static char hot[OP] __attribute__((aligned(4096))), dst[OP] __attribute__((aligned(4096)));
+
+/* samples 4 KiB preads into dst (with `writes`, pwrites of hot) at random
+ * blocks of fd's first nblocks, each timed alone into t; 0, or 1 after
+ * saying why. Always inlined with a constant `writes`: the timed call is
+ * then all that differs, as in two loops. */
+static inline __attribute__((always_inline)) int random_io(int fd, long nblocks, long samples,
+							   uint64_t *t, bool writes)
+{
+	for (long i = 0; i < samples; i++) {
+		off_t off = (off_t)(bench_rnd(&rng) % (uint64_t)nblocks) * OP;
+		if (writes)
+			hot[0] = (char)i;
+		uint64_t a = bench_ns();
+		if ((writes ? pwrite(fd, hot, OP, off) : pread(fd, dst, OP, off)) != OP)
+			return bench_fail(writes ? "pwrite" : "pread");
+		t[i] = bench_ns() - a;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -73,7 +95,6 @@ int main(int argc, char **argv)
 		return 2;
 	long nmax = nblocks > samples ? nblocks : samples;
 	uint64_t *t = malloc(sizeof(*t) * (size_t)nmax);
-	static char hot[OP] __attribute__((aligned(4096))), dst[OP] __attribute__((aligned(4096)));
 	memset(hot, 'h', sizeof(hot));
 	memset(dst, 'd', sizeof(dst));
 	if (!t)
@@ -133,58 +154,35 @@ int main(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/overhead.dat", argv[1]);
 	unlink(path);
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0) {
-		perror(path);
-		return 1;
-	}
+	if (fd < 0)
+		return bench_fail(path);
 	for (long i = 0; i < nblocks; i++) {
 		hot[0] = (char)i;
 		uint64_t a = bench_ns();
-		if (write(fd, hot, OP) != OP) {
-			perror("write");
-			return 1;
-		}
+		if (write(fd, hot, OP) != OP)
+			return bench_fail("write");
 		t[i] = bench_ns() - a;
 	}
 	double amean = mean(t, nblocks) - timer, amed = median(t, nblocks) - timer;
 	emit("append_4k_ns", amed);
 	emit("append_4k_mean_ns", amean);
 	emit("overhead_ns", amed - cold_med);
-	if (fsync(fd) != 0 || close(fd) != 0) {
-		perror("fsync/close");
-		return 1;
-	}
+	if (fsync(fd) != 0 || close(fd) != 0)
+		return bench_fail("fsync/close");
 
 	/* The same file, existing and in the page cache: random 4 KiB reads. */
 	fd = open(path, O_RDWR);
-	if (fd < 0) {
-		perror(path);
+	if (fd < 0)
+		return bench_fail(path);
+	if (random_io(fd, nblocks, samples, t, false))
 		return 1;
-	}
-	for (long i = 0; i < samples; i++) {
-		off_t off = (off_t)(bench_rnd(&rng) % (uint64_t)nblocks) * OP;
-		uint64_t a = bench_ns();
-		if (pread(fd, dst, OP, off) != OP) {
-			perror("pread");
-			return 1;
-		}
-		t[i] = bench_ns() - a;
-	}
 	double rmed = median(t, samples) - timer;
 	emit("read_4k_ns", rmed);
 	emit("read_overhead_ns", rmed - cold_med);
 
 	/* Random 4 KiB overwrites, no fsync. */
-	for (long i = 0; i < samples; i++) {
-		off_t off = (off_t)(bench_rnd(&rng) % (uint64_t)nblocks) * OP;
-		hot[0] = (char)i;
-		uint64_t a = bench_ns();
-		if (pwrite(fd, hot, OP, off) != OP) {
-			perror("pwrite");
-			return 1;
-		}
-		t[i] = bench_ns() - a;
-	}
+	if (random_io(fd, nblocks, samples, t, true))
+		return 1;
 	double wmed = median(t, samples) - timer;
 	emit("overwrite_4k_ns", wmed);
 	emit("overwrite_overhead_ns", wmed - cold_med);

@@ -81,34 +81,24 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	int dirfd = open(argv[1], O_RDONLY | O_DIRECTORY);
-	if (dirfd < 0) {
-		perror(argv[1]);
-		return 1;
-	}
+	if (dirfd < 0)
+		return bench_fail(argv[1]);
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/wamp.dat", argv[1]);
 	unlink(path);
 	static char buf[1 << 20];
 	memset(buf, 'w', sizeof(buf));
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0) {
-		perror(path);
-		return 1;
-	}
+	if (fd < 0)
+		return bench_fail(path);
 	for (long off = 0; off < file; off += (long)sizeof(buf))
-		if (write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf)) {
-			perror("write");
-			return 1;
-		}
-	if (fsync(fd) != 0 || close(fd) != 0) {
-		perror("fsync/close");
-		return 1;
-	}
+		if (write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+			return bench_fail("write");
+	if (fsync(fd) != 0 || close(fd) != 0)
+		return bench_fail("fsync/close");
 	fd = open(path, O_RDWR);
-	if (fd < 0) {
-		perror(path);
-		return 1;
-	}
+	if (fd < 0)
+		return bench_fail(path);
 	int frozen = 0;
 	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
 		long size = sizes[s].size, slots = file / size;
@@ -118,10 +108,8 @@ int main(int argc, char **argv)
 		for (long i = 0; i < ops; i++) {
 			off_t off = (off_t)(bench_rnd(&rng) % (uint64_t)slots) * size;
 			buf[0] = (char)i;
-			if (pwrite(fd, buf, (size_t)size, off) != size || fsync(fd) != 0) {
-				perror("pwrite/fsync");
-				return 1;
-			}
+			if (pwrite(fd, buf, (size_t)size, off) != size || fsync(fd) != 0)
+				return bench_fail("pwrite/fsync");
 		}
 		double ns = (bench_now() - t) / (double)ops;
 		syncfs(dirfd);

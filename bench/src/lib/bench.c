@@ -6,6 +6,12 @@
 #include <stdio.h>
 #include <string.h>
 
+int bench_fail(const char *what)
+{
+	perror(what);
+	return 1;
+}
+
 int bench_want(const char *list, const char *name)
 {
 	if (!list)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* What the C benchmark programs of bench/src/ share: the clock (inline,
- * here), the choice of patterns, a fixed random sequence and a comparison
- * for qsort (bench.c, which the Makefile links into each program). */
+ * here), failing with perror, the choice of patterns, a fixed random
+ * sequence and a comparison for qsort (bench.c, which the Makefile links
+ * into each program). */
 #ifndef SFS_BENCH_H
 #define SFS_BENCH_H
 
@@ -22,6 +23,9 @@ static inline double bench_now(void)
 {
 	return (double)bench_ns();
 }
+
+/* perror(what); 1, for main to return. */
+int bench_fail(const char *what);
 
 /* Whether name is in list, "a,b,c" (NULL: every name is). */
 int bench_want(const char *list, const char *name);
