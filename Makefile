@@ -74,10 +74,11 @@ $(BUILD)/tests/%: tests/c/%.c tests/c/helpers.c tests/c/helpers.h
 
 # The crash harness's workload runner and checker (tests/crash/).
 CRASH_SRC := $(wildcard tests/crash/*.c)
-$(BUILD)/crash/crashtool: $(CRASH_SRC) tests/crash/crash.h
+# It shares tests/c/helpers.c (t_read_fd) with the C tests.
+$(BUILD)/crash/crashtool: $(CRASH_SRC) tests/crash/crash.h tests/c/helpers.c tests/c/helpers.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
-	$(Q)$(CC) $(TEST_CFLAGS) -o $@ $(CRASH_SRC)
+	$(Q)$(CC) $(TEST_CFLAGS) -o $@ $(CRASH_SRC) tests/c/helpers.c -ldl
 
 # The attacker's tool of the security suite (tests/security/).
 $(BUILD)/security/plant: tests/security/plant.c src/oplog/format.c src/oplog/recover.c \

@@ -73,6 +73,23 @@ long t_read_kernel(const char *path, unsigned char **buf)
 	return got;
 }
 
+long t_read_fd(int fd, unsigned char **buf, long *size)
+{
+	struct stat st;
+	if (fstat(fd, &st) != 0)
+		return -1;
+	*size = st.st_size;
+	*buf = malloc((size_t)st.st_size + 1);
+	long got = 0;
+	while (got < st.st_size) {
+		ssize_t r = pread(fd, *buf + got, (size_t)(st.st_size - got), got);
+		if (r <= 0)
+			break;
+		got += r;
+	}
+	return got;
+}
+
 int t_result(void)
 {
 	if (t_failures)

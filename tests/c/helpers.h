@@ -52,6 +52,13 @@ void t_fill(unsigned char *buf, size_t n, unsigned seed, long start);
  * or -1; *buf is malloc'd. */
 long t_read_kernel(const char *path, unsigned char **buf);
 
+/* Reads all of fd (through libc: the library's path when it is loaded)
+ * with pread from offset 0 into *buf, malloc'd with a byte to spare.
+ * Returns the bytes read, fewer than *size (fd's size) where a pread
+ * failed or hit the end; -1 where fstat failed (*buf untouched). Shared
+ * with the crash harness's checker (tests/crash/crashtool.c). */
+long t_read_fd(int fd, unsigned char **buf, long *size);
+
 int t_result(void);
 
 /* A peer process: forked by t_peer_start() before the test opens anything
