@@ -88,4 +88,11 @@ void t_peer_stop(void);
  * end (the other ends closed). */
 pid_t t_fork_pipe(int *fd);
 
+/* Forks a writer: the child creates path (open with flags | O_CREAT |
+ * O_TRUNC, 0644) and writes n blocks of len bytes (len <= 4096) of stream
+ * seed from byte 0, exiting 3 on a short write. Then, with hold, it waits
+ * to be killed and t_fork_writer returns once it has written; without,
+ * it exits 0. Returns the child's pid. */
+pid_t t_fork_writer(const char *path, int flags, size_t len, int n, unsigned seed, bool hold);
+
 #endif
