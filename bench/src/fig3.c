@@ -91,7 +91,8 @@ int main(int argc, char **argv)
 		}
 		if (fsync(fd) != 0 || close(fd) != 0)
 			return bench_fail("fsync/close");
-		if (bench_want(list, "seq_overwrite") && timed_writes(path, nops, 0, "seq_overwrite", false))
+		if (bench_want(list, "seq_overwrite") &&
+		    timed_writes(path, nops, 0, "seq_overwrite", false))
 			return 1;
 		if (bench_want(list, "seq_overwrite_fsync10") &&
 		    timed_writes(path, nops, 10, "seq_overwrite_fsync10", false))
@@ -100,7 +101,8 @@ int main(int argc, char **argv)
 	}
 	if (bench_want(list, "append") && timed_writes(path2, nops, 0, "append", true))
 		return 1;
-	if (bench_want(list, "append_fsync10") && timed_writes(path2, nops, 10, "append_fsync10", true))
+	if (bench_want(list, "append_fsync10") &&
+	    timed_writes(path2, nops, 10, "append_fsync10", true))
 		return 1;
 	return 0;
 }

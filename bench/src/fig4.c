@@ -102,7 +102,8 @@ int main(int argc, char **argv)
 		return 1;
 	if (bench_want(list, "rand_read") && pattern("rand_read", fd, buf, idx, nops, 1, false))
 		return 1;
-	if (bench_want(list, "seq_overwrite") && pattern("seq_overwrite", fd, buf, idx, nops, 0, true))
+	if (bench_want(list, "seq_overwrite") &&
+	    pattern("seq_overwrite", fd, buf, idx, nops, 0, true))
 		return 1;
 	if (bench_want(list, "rand_overwrite") &&
 	    pattern("rand_overwrite", fd, buf, idx, nops, 2, true))

@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <time.h>
 
-/* CLOCK_MONOTONIC in ns; inline, as the clock read in a timed interval
- * was before it was shared. */
+/* CLOCK_MONOTONIC in ns; inline, so that a timed interval costs what it
+ * did when each program had its own copy. */
 static inline uint64_t bench_ns(void)
 {
 	struct timespec t;
