@@ -74,10 +74,11 @@ $(BUILD)/tests/%: tests/c/%.c tests/c/helpers.c tests/c/helpers.h
 
 # The crash harness's workload runner and checker (tests/crash/).
 CRASH_SRC := $(wildcard tests/crash/*.c)
-$(BUILD)/crash/crashtool: $(CRASH_SRC) tests/crash/crash.h
+# It shares tests/c/helpers.c (t_read_fd) with the C tests.
+$(BUILD)/crash/crashtool: $(CRASH_SRC) tests/crash/crash.h tests/c/helpers.c tests/c/helpers.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
-	$(Q)$(CC) $(TEST_CFLAGS) -o $@ $(CRASH_SRC)
+	$(Q)$(CC) $(TEST_CFLAGS) -o $@ $(CRASH_SRC) tests/c/helpers.c -ldl
 
 # The attacker's tool of the security suite (tests/security/).
 $(BUILD)/security/plant: tests/security/plant.c src/oplog/format.c src/oplog/recover.c \
@@ -165,17 +166,22 @@ BENCH_SRC := $(wildcard bench/src/*.c)
 BENCH_CXX_SRC := $(wildcard bench/src/*.cc)
 BENCH_BIN := $(BENCH_SRC:bench/src/%.c=$(BUILD)/bench/%) $(BENCH_CXX_SRC:bench/src/%.cc=$(BUILD)/bench/%)
 
-$(BUILD)/bench/%: bench/src/%.c
+# Each C program links what they share (bench/src/lib/bench.c).
+BENCH_LIB := bench/src/lib/bench.c
+BENCH_LIB_DEPS := $(BENCH_LIB) bench/src/lib/bench.h
+
+$(BUILD)/bench/%: bench/src/%.c $(BENCH_LIB_DEPS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
-	$(Q)$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -pthread -o $@ $< -lm
+	$(Q)$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -pthread -o $@ $< $(BENCH_LIB) -lm
 
 # The machine's primitives (bench/machine.sh): the library's own CRC32C and
 # libpmem2 (libpmem2-dev, tests/deps.sh).
-$(BUILD)/bench/primitives: bench/src/primitives.c src/util/crc32c.c src/util/crc32c.h
+$(BUILD)/bench/primitives: bench/src/primitives.c src/util/crc32c.c src/util/crc32c.h $(BENCH_LIB_DEPS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
-	$(Q)$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -o $@ bench/src/primitives.c src/util/crc32c.c -lpmem2
+	$(Q)$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -o $@ bench/src/primitives.c src/util/crc32c.c \
+		$(BENCH_LIB) -lpmem2
 
 # C++ drivers of applications (YCSB on LevelDB: libleveldb-dev, bench/deps.sh).
 $(BUILD)/bench/%: bench/src/%.cc

@@ -13,30 +13,15 @@
  *   fig3 DIR [MiB] [pattern,...]     default 64 MiB, all patterns */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "lib/bench.h"
+
 #define OP 4096
-
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
-
-static int want(const char *list, const char *p)
-{
-	if (!list)
-		return 1;
-	char buf[512], key[64];
-	snprintf(buf, sizeof(buf), ",%s,", list);
-	snprintf(key, sizeof(key), ",%s,", p);
-	return strstr(buf, key) != NULL;
-}
 
 static void report(const char *pattern, long ops, double ns)
 {
@@ -45,53 +30,33 @@ static void report(const char *pattern, long ops, double ns)
 	fflush(stdout);
 }
 
-static int die(const char *what)
-{
-	perror(what);
-	return 1;
-}
-
-/* Overwrites the whole file sequentially; fsync every `every` ops (0: never). */
-static int overwrite(const char *path, long nops, int every, const char *name)
-{
-	static char buf[OP];
-	int fd = open(path, O_RDWR);
-	if (fd < 0)
-		return die(path);
-	double t = now();
-	for (long i = 0; i < nops; i++) {
-		buf[0] = (char)i;
-		if (pwrite(fd, buf, OP, (off_t)i * OP) != OP)
-			return die("pwrite");
-		if (every && i % every == every - 1 && fsync(fd) != 0)
-			return die("fsync");
-	}
-	report(name, nops, now() - t);
-	if (fsync(fd) != 0 || close(fd) != 0)
-		return die("fsync/close");
-	return 0;
-}
-
-/* Appends nops blocks to a fresh file; fsync every `every` ops (0: never). */
-static int append(const char *path, long nops, int every, const char *name)
+/* nops 4 KiB writes, fsync after every `every`th (0: never), timed as
+ * name: pwrites over the whole existing file sequentially, or (`appends`)
+ * write()s to a fresh file, removed afterwards. Always inlined with a
+ * constant `appends`: the timed loop is then what it was as two functions. */
+static inline __attribute__((always_inline)) int timed_writes(const char *path, long nops,
+							      int every, const char *name,
+							      bool appends)
 {
 	static char buf[OP];
-	unlink(path);
-	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (appends)
+		unlink(path);
+	int fd = appends ? open(path, O_RDWR | O_CREAT | O_TRUNC, 0644) : open(path, O_RDWR);
 	if (fd < 0)
-		return die(path);
-	double t = now();
+		return bench_fail(path);
+	double t = bench_now();
 	for (long i = 0; i < nops; i++) {
 		buf[0] = (char)i;
-		if (write(fd, buf, OP) != OP)
-			return die("write");
+		if ((appends ? write(fd, buf, OP) : pwrite(fd, buf, OP, (off_t)i * OP)) != OP)
+			return bench_fail(appends ? "write" : "pwrite");
 		if (every && i % every == every - 1 && fsync(fd) != 0)
-			return die("fsync");
+			return bench_fail("fsync");
 	}
-	report(name, nops, now() - t);
+	report(name, nops, bench_now() - t);
 	if (fsync(fd) != 0 || close(fd) != 0)
-		return die("fsync/close");
-	unlink(path);
+		return bench_fail("fsync/close");
+	if (appends)
+		unlink(path);
 	return 0;
 }
 
@@ -110,32 +75,34 @@ int main(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/fig3-over.dat", argv[1]);
 	snprintf(path2, sizeof(path2), "%s/fig3-append.dat", argv[1]);
 
-	if (want(list, "seq_overwrite") || want(list, "seq_overwrite_fsync10")) {
+	if (bench_want(list, "seq_overwrite") || bench_want(list, "seq_overwrite_fsync10")) {
 		/* The existing file: written in 1 MiB pieces, made durable, closed. */
 		static char big[1 << 20];
 		memset(big, 'o', sizeof(big));
 		unlink(path);
 		int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 		if (fd < 0)
-			return die(path);
+			return bench_fail(path);
 		for (long done = 0; done < nops * OP;) {
 			long n = nops * OP - done < (long)sizeof(big) ? nops * OP - done : (long)sizeof(big);
 			if (write(fd, big, (size_t)n) != n)
-				return die("write");
+				return bench_fail("write");
 			done += n;
 		}
 		if (fsync(fd) != 0 || close(fd) != 0)
-			return die("fsync/close");
-		if (want(list, "seq_overwrite") && overwrite(path, nops, 0, "seq_overwrite"))
+			return bench_fail("fsync/close");
+		if (bench_want(list, "seq_overwrite") &&
+		    timed_writes(path, nops, 0, "seq_overwrite", false))
 			return 1;
-		if (want(list, "seq_overwrite_fsync10") &&
-		    overwrite(path, nops, 10, "seq_overwrite_fsync10"))
+		if (bench_want(list, "seq_overwrite_fsync10") &&
+		    timed_writes(path, nops, 10, "seq_overwrite_fsync10", false))
 			return 1;
 		unlink(path);
 	}
-	if (want(list, "append") && append(path2, nops, 0, "append"))
+	if (bench_want(list, "append") && timed_writes(path2, nops, 0, "append", true))
 		return 1;
-	if (want(list, "append_fsync10") && append(path2, nops, 10, "append_fsync10"))
+	if (bench_want(list, "append_fsync10") &&
+	    timed_writes(path2, nops, 10, "append_fsync10", true))
 		return 1;
 	return 0;
 }

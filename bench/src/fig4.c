@@ -7,21 +7,16 @@
  *   fig4 DIR [MiB] [pattern,...]     default 128 MiB, all patterns */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#define OP 4096
+#include "lib/bench.h"
 
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
+#define OP 4096
 
 static void shuffle(long *v, long n, unsigned seed)
 {
@@ -39,15 +34,25 @@ static void report(const char *pattern, long ops, double ns)
 	fflush(stdout);
 }
 
-static int want(const char *list, const char *p)
+/* One read or overwrite pattern, timed and reported as name: nops 4 KiB
+ * preads (with `writes`, pwrites) of fd from buf, at block i, or (seed not
+ * 0) at block idx[i] after shuffling idx with seed. Always inlined with
+ * constant seed and writes: the timed loop is then what it was written
+ * out once per pattern. 0, or 1 on a short read or write. */
+static inline __attribute__((always_inline)) int pattern(const char *name, int fd, char *buf,
+							 long *idx, long nops, unsigned seed,
+							 bool writes)
 {
-	if (!list)
-		return 1;
-	char buf[256];
-	snprintf(buf, sizeof(buf), ",%s,", list);
-	char key[64];
-	snprintf(key, sizeof(key), ",%s,", p);
-	return strstr(buf, key) != NULL;
+	if (seed)
+		shuffle(idx, nops, seed);
+	double t = bench_now();
+	for (long i = 0; i < nops; i++) {
+		off_t off = (seed ? idx[i] : i) * OP;
+		if ((writes ? pwrite(fd, buf, OP, off) : pread(fd, buf, OP, off)) != OP)
+			return 1;
+	}
+	report(name, nops, bench_now() - t);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -70,59 +75,39 @@ int main(int argc, char **argv)
 
 	unlink(path);
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	double t = now();
+	double t = bench_now();
 	for (long i = 0; i < nops; i++)
 		if (write(fd, buf, OP) != OP)
 			return 1;
-	if (want(list, "append"))
-		report("append", nops, now() - t);
+	if (bench_want(list, "append"))
+		report("append", nops, bench_now() - t);
 	fsync(fd);
 
-	if (want(list, "append_fsync10")) {
+	if (bench_want(list, "append_fsync10")) {
 		unlink(path2);
 		int fd2 = open(path2, O_RDWR | O_CREAT | O_TRUNC, 0644);
 		long n2 = nops / 4; /* fsync-bound: a quarter of the ops */
-		t = now();
+		t = bench_now();
 		for (long i = 0; i < n2; i++) {
 			if (write(fd2, buf, OP) != OP)
 				return 1;
 			if (i % 10 == 9)
 				fsync(fd2);
 		}
-		report("append_fsync10", n2, now() - t);
+		report("append_fsync10", n2, bench_now() - t);
 		close(fd2);
 		unlink(path2);
 	}
-	if (want(list, "seq_read")) {
-		t = now();
-		for (long i = 0; i < nops; i++)
-			if (pread(fd, buf, OP, i * OP) != OP)
-				return 1;
-		report("seq_read", nops, now() - t);
-	}
-	if (want(list, "rand_read")) {
-		shuffle(idx, nops, 1);
-		t = now();
-		for (long i = 0; i < nops; i++)
-			if (pread(fd, buf, OP, idx[i] * OP) != OP)
-				return 1;
-		report("rand_read", nops, now() - t);
-	}
-	if (want(list, "seq_overwrite")) {
-		t = now();
-		for (long i = 0; i < nops; i++)
-			if (pwrite(fd, buf, OP, i * OP) != OP)
-				return 1;
-		report("seq_overwrite", nops, now() - t);
-	}
-	if (want(list, "rand_overwrite")) {
-		shuffle(idx, nops, 2);
-		t = now();
-		for (long i = 0; i < nops; i++)
-			if (pwrite(fd, buf, OP, idx[i] * OP) != OP)
-				return 1;
-		report("rand_overwrite", nops, now() - t);
-	}
+	if (bench_want(list, "seq_read") && pattern("seq_read", fd, buf, idx, nops, 0, false))
+		return 1;
+	if (bench_want(list, "rand_read") && pattern("rand_read", fd, buf, idx, nops, 1, false))
+		return 1;
+	if (bench_want(list, "seq_overwrite") &&
+	    pattern("seq_overwrite", fd, buf, idx, nops, 0, true))
+		return 1;
+	if (bench_want(list, "rand_overwrite") &&
+	    pattern("rand_overwrite", fd, buf, idx, nops, 2, true))
+		return 1;
 	close(fd);
 	unlink(path);
 	return 0;

@@ -17,21 +17,16 @@
  *   overhead DIR [FILE_MiB] [SAMPLES] [COLD_MiB]    default 256 65536 1024 */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#define OP 4096
+#include "lib/bench.h"
 
-static inline uint64_t now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
+#define OP 4096
 
 static int cmp(const void *a, const void *b)
 {
@@ -61,16 +56,30 @@ static void emit(const char *metric, double ns)
 
 /* xorshift64*: a fixed sequence, the same in every configuration. */
 static uint64_t rng = 0x9e3779b97f4a7c15u;
-static uint64_t rnd(void)
-{
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return rng * 2685821657736338717u;
-}
 
 /* Through a volatile pointer: the compiler can neither drop nor inline it. */
 static void *(*volatile copy)(void *, const void *, size_t) = memcpy;
+
+static char hot[OP] __attribute__((aligned(4096))), dst[OP] __attribute__((aligned(4096)));
+
+/* samples 4 KiB preads into dst (with `writes`, pwrites of hot) at random
+ * blocks of fd's first nblocks, each timed alone into t; 0, or 1 after
+ * saying why. Always inlined with a constant `writes`: the timed call is
+ * then all that differs, as in two loops. */
+static inline __attribute__((always_inline)) int random_io(int fd, long nblocks, long samples,
+							   uint64_t *t, bool writes)
+{
+	for (long i = 0; i < samples; i++) {
+		off_t off = (off_t)(bench_rnd(&rng) % (uint64_t)nblocks) * OP;
+		if (writes)
+			hot[0] = (char)i;
+		uint64_t a = bench_ns();
+		if ((writes ? pwrite(fd, hot, OP, off) : pread(fd, dst, OP, off)) != OP)
+			return bench_fail(writes ? "pwrite" : "pread");
+		t[i] = bench_ns() - a;
+	}
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -86,7 +95,6 @@ int main(int argc, char **argv)
 		return 2;
 	long nmax = nblocks > samples ? nblocks : samples;
 	uint64_t *t = malloc(sizeof(*t) * (size_t)nmax);
-	static char hot[OP] __attribute__((aligned(4096))), dst[OP] __attribute__((aligned(4096)));
 	memset(hot, 'h', sizeof(hot));
 	memset(dst, 'd', sizeof(dst));
 	if (!t)
@@ -94,18 +102,18 @@ int main(int argc, char **argv)
 
 	/* The timer: median of back-to-back reads. */
 	for (long i = 0; i < samples; i++) {
-		uint64_t a = now();
-		t[i] = now() - a;
+		uint64_t a = bench_ns();
+		t[i] = bench_ns() - a;
 	}
 	double timer = median(t, samples);
 	emit("timer_ns", timer);
 
 	/* memcpy, hot: 4 KiB to 4 KiB, both in L1/L2. */
 	for (long i = 0; i < samples; i++) {
-		uint64_t a = now();
+		uint64_t a = bench_ns();
 		copy(dst, hot, OP);
 		__asm__ volatile("" ::: "memory");
-		t[i] = now() - a;
+		t[i] = bench_ns() - a;
 	}
 	emit("memcpy_hot_ns", median(t, samples) - timer);
 
@@ -124,16 +132,16 @@ int main(int argc, char **argv)
 		for (long i = 0; i < cold_blocks; i++)
 			order[i] = i;
 		for (long i = cold_blocks - 1; i > 0; i--) {
-			long j = (long)(rnd() % (uint64_t)(i + 1)), x = order[i];
+			long j = (long)(bench_rnd(&rng) % (uint64_t)(i + 1)), x = order[i];
 			order[i] = order[j];
 			order[j] = x;
 		}
 		for (long i = 0; i < n; i++) {
 			const char *src = cold + (size_t)order[i] * OP;
-			uint64_t a = now();
+			uint64_t a = bench_ns();
 			copy(dst, src, OP);
 			__asm__ volatile("" ::: "memory");
-			t[i] = now() - a;
+			t[i] = bench_ns() - a;
 		}
 		cold_med = median(t, n) - timer;
 		free(order);
@@ -146,58 +154,35 @@ int main(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/overhead.dat", argv[1]);
 	unlink(path);
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0) {
-		perror(path);
-		return 1;
-	}
+	if (fd < 0)
+		return bench_fail(path);
 	for (long i = 0; i < nblocks; i++) {
 		hot[0] = (char)i;
-		uint64_t a = now();
-		if (write(fd, hot, OP) != OP) {
-			perror("write");
-			return 1;
-		}
-		t[i] = now() - a;
+		uint64_t a = bench_ns();
+		if (write(fd, hot, OP) != OP)
+			return bench_fail("write");
+		t[i] = bench_ns() - a;
 	}
 	double amean = mean(t, nblocks) - timer, amed = median(t, nblocks) - timer;
 	emit("append_4k_ns", amed);
 	emit("append_4k_mean_ns", amean);
 	emit("overhead_ns", amed - cold_med);
-	if (fsync(fd) != 0 || close(fd) != 0) {
-		perror("fsync/close");
-		return 1;
-	}
+	if (fsync(fd) != 0 || close(fd) != 0)
+		return bench_fail("fsync/close");
 
 	/* The same file, existing and in the page cache: random 4 KiB reads. */
 	fd = open(path, O_RDWR);
-	if (fd < 0) {
-		perror(path);
+	if (fd < 0)
+		return bench_fail(path);
+	if (random_io(fd, nblocks, samples, t, false))
 		return 1;
-	}
-	for (long i = 0; i < samples; i++) {
-		off_t off = (off_t)(rnd() % (uint64_t)nblocks) * OP;
-		uint64_t a = now();
-		if (pread(fd, dst, OP, off) != OP) {
-			perror("pread");
-			return 1;
-		}
-		t[i] = now() - a;
-	}
 	double rmed = median(t, samples) - timer;
 	emit("read_4k_ns", rmed);
 	emit("read_overhead_ns", rmed - cold_med);
 
 	/* Random 4 KiB overwrites, no fsync. */
-	for (long i = 0; i < samples; i++) {
-		off_t off = (off_t)(rnd() % (uint64_t)nblocks) * OP;
-		hot[0] = (char)i;
-		uint64_t a = now();
-		if (pwrite(fd, hot, OP, off) != OP) {
-			perror("pwrite");
-			return 1;
-		}
-		t[i] = now() - a;
-	}
+	if (random_io(fd, nblocks, samples, t, true))
+		return 1;
 	double wmed = median(t, samples) - timer;
 	emit("overwrite_4k_ns", wmed);
 	emit("overwrite_overhead_ns", wmed - cold_med);

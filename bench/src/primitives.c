@@ -37,25 +37,13 @@
 #include <unistd.h>
 
 #include "../../src/util/crc32c.h"
+#include "lib/bench.h"
 
 #define KIB4 4096
 #define MIB ((size_t)1 << 20)
 #define FILE_MIB 32 /* the fault files; the copy file is 8 MiB */
 #define BATCH 64
 #define BATCHES 101
-
-static uint64_t now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
 
 static long minflt(void)
 {
@@ -76,12 +64,12 @@ static double per_op(void (*op)(long i))
 	double t[BATCHES];
 	long i = 0;
 	for (int b = 0; b < BATCHES; b++) {
-		uint64_t t0 = now();
+		uint64_t t0 = bench_ns();
 		for (int k = 0; k < BATCH; k++)
 			op(i++);
-		t[b] = (double)(now() - t0) / BATCH;
+		t[b] = (double)(bench_ns() - t0) / BATCH;
 	}
-	qsort(t, BATCHES, sizeof(t[0]), cmp);
+	qsort(t, BATCHES, sizeof(t[0]), bench_cmp_double);
 	return t[BATCHES / 2];
 }
 
@@ -167,10 +155,10 @@ static void store_faults(int f, double *per_2m, double *ns_page)
 	if (m == MAP_FAILED)
 		die("mmap");
 	long f0 = minflt();
-	uint64_t t0 = now();
+	uint64_t t0 = bench_ns();
 	for (size_t off = 0; off < len; off += KIB4)
 		m[off] = 1;
-	*ns_page = (double)(now() - t0) / (double)(len / KIB4);
+	*ns_page = (double)(bench_ns() - t0) / (double)(len / KIB4);
 	*per_2m = (double)(minflt() - f0) / (double)(len / (2 * MIB));
 	munmap(m, len);
 }

@@ -9,26 +9,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "lib/bench.h"
 
 enum { CREATE, APPEND, FSYNC, CLOSE_W, OPEN, READ, CLOSE_R, OPEN_CLOSE, UNLINK, TOTAL, NCALLS };
 static const char *const names[NCALLS] = {"open_create", "append_4k", "fsync", "close_after_write",
 					  "open",	 "read_16k",  "close", "open_close",
 					  "unlink",	 "total"};
-
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
 
 int main(int argc, char **argv)
 {
@@ -44,34 +32,34 @@ int main(int argc, char **argv)
 	int na = 0;
 	for (int i = 0; i < n; i++) {
 		snprintf(path, sizeof(path), "%s/t6-%d", argv[1], i);
-		double t0 = now(), a = t0, b;
+		double t0 = bench_now(), a = t0, b;
 		int fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0644);
-		b = now(), t[CREATE][i] = b - a, a = b;
+		b = bench_now(), t[CREATE][i] = b - a, a = b;
 		for (int k = 0; k < 4; k++) {
 			if (write(fd, buf, 4096) != 4096)
 				return 1;
-			b = now(), t[APPEND][na] = b - a, a = b;
+			b = bench_now(), t[APPEND][na] = b - a, a = b;
 			fsync(fd);
-			b = now(), t[FSYNC][na++] = b - a, a = b;
+			b = bench_now(), t[FSYNC][na++] = b - a, a = b;
 		}
 		close(fd);
-		b = now(), t[CLOSE_W][i] = b - a, a = b;
+		b = bench_now(), t[CLOSE_W][i] = b - a, a = b;
 		fd = open(path, O_RDONLY);
-		b = now(), t[OPEN][i] = b - a, a = b;
+		b = bench_now(), t[OPEN][i] = b - a, a = b;
 		if (read(fd, buf, 16384) != 16384)
 			return 1;
-		b = now(), t[READ][i] = b - a, a = b;
+		b = bench_now(), t[READ][i] = b - a, a = b;
 		close(fd);
-		b = now(), t[CLOSE_R][i] = b - a, a = b;
+		b = bench_now(), t[CLOSE_R][i] = b - a, a = b;
 		close(open(path, O_RDONLY));
-		b = now(), t[OPEN_CLOSE][i] = b - a, a = b;
+		b = bench_now(), t[OPEN_CLOSE][i] = b - a, a = b;
 		unlink(path);
-		b = now(), t[UNLINK][i] = b - a;
+		b = bench_now(), t[UNLINK][i] = b - a;
 		t[TOTAL][i] = b - t0;
 	}
 	for (int c = 0; c < NCALLS; c++) {
 		int m = (c == APPEND || c == FSYNC) ? na : n;
-		qsort(t[c], (size_t)m, sizeof(double), cmp);
+		qsort(t[c], (size_t)m, sizeof(double), bench_cmp_double);
 		printf("{\"metric\":\"%s\",\"value\":%.0f,\"unit\":\"ns\",\"better\":\"lower\"}\n",
 		       names[c], t[c][m / 2]);
 	}

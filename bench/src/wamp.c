@@ -22,24 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <time.h>
 #include <unistd.h>
 
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
+#include "lib/bench.h"
 
 static uint64_t rng = 0x2545f4914f6cdd1du;
-static uint64_t rnd(void)
-{
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return rng * 2685821657736338717u;
-}
 
 /* Sectors written so far: the 7th field of /sys/block/<dev>/stat. */
 static long long sectors_written(const char *statfile)
@@ -94,49 +81,37 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	int dirfd = open(argv[1], O_RDONLY | O_DIRECTORY);
-	if (dirfd < 0) {
-		perror(argv[1]);
-		return 1;
-	}
+	if (dirfd < 0)
+		return bench_fail(argv[1]);
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/wamp.dat", argv[1]);
 	unlink(path);
 	static char buf[1 << 20];
 	memset(buf, 'w', sizeof(buf));
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0) {
-		perror(path);
-		return 1;
-	}
+	if (fd < 0)
+		return bench_fail(path);
 	for (long off = 0; off < file; off += (long)sizeof(buf))
-		if (write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf)) {
-			perror("write");
-			return 1;
-		}
-	if (fsync(fd) != 0 || close(fd) != 0) {
-		perror("fsync/close");
-		return 1;
-	}
+		if (write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+			return bench_fail("write");
+	if (fsync(fd) != 0 || close(fd) != 0)
+		return bench_fail("fsync/close");
 	fd = open(path, O_RDWR);
-	if (fd < 0) {
-		perror(path);
-		return 1;
-	}
+	if (fd < 0)
+		return bench_fail(path);
 	int frozen = 0;
 	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
 		long size = sizes[s].size, slots = file / size;
 		frozen += quiesce(dirfd);
 		long long before = sectors_written(statfile);
-		double t = now();
+		double t = bench_now();
 		for (long i = 0; i < ops; i++) {
-			off_t off = (off_t)(rnd() % (uint64_t)slots) * size;
+			off_t off = (off_t)(bench_rnd(&rng) % (uint64_t)slots) * size;
 			buf[0] = (char)i;
-			if (pwrite(fd, buf, (size_t)size, off) != size || fsync(fd) != 0) {
-				perror("pwrite/fsync");
-				return 1;
-			}
+			if (pwrite(fd, buf, (size_t)size, off) != size || fsync(fd) != 0)
+				return bench_fail("pwrite/fsync");
 		}
-		double ns = (now() - t) / (double)ops;
+		double ns = (bench_now() - t) / (double)ops;
 		syncfs(dirfd);
 		long long after = sectors_written(statfile);
 		double wamp = (double)(after - before) * 512.0 / ((double)ops * (double)size);

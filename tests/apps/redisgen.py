@@ -63,6 +63,17 @@ def gen(part, scale, m, out):
         if t and len(t[1]) == 0:
             del m.d()[k]
 
+    def put(k, kind, items):
+        """HSET's (field, value) or ZADD's (member, score) items."""
+        m.d().setdefault(k, (kind, {}))[1].update(items)
+
+    def forget(k, names):
+        """HDEL's fields or ZREM's members; a key left empty goes."""
+        if k in m.d():
+            for x in names:
+                m.d()[k][1].pop(x, None)
+            drop_empty(k)
+
     def one():
         r = rng.random()
         d = m.d()
@@ -128,17 +139,12 @@ def gen(part, scale, m, out):
             k = key(b"hash", 40)
             pairs = [(b"f%d" % rng.randrange(30), val(0, 60)) for _ in range(rng.randrange(1, 4))]
             cmd("HSET", k, *[x for p in pairs for x in p])
-            h = d.setdefault(k, ("hash", {}))[1]
-            for f, v in pairs:
-                h[f] = v
+            put(k, "hash", pairs)
         elif r < 0.78:
             k = key(b"hash", 40)
             fs = [b"f%d" % rng.randrange(30) for _ in range(rng.randrange(1, 4))]
             cmd("HDEL", k, *fs)
-            if k in d:
-                for f in fs:
-                    d[k][1].pop(f, None)
-                drop_empty(k)
+            forget(k, fs)
         elif r < 0.85:
             k = key(b"set", 40)
             ms = [b"m%d" % rng.randrange(50) for _ in range(rng.randrange(1, 5))]
@@ -156,17 +162,12 @@ def gen(part, scale, m, out):
             pairs = [(rng.randrange(-500, 500), b"z%d" % rng.randrange(60))
                      for _ in range(rng.randrange(1, 4))]
             cmd("ZADD", k, *[x for p in pairs for x in p])
-            z = d.setdefault(k, ("zset", {}))[1]
-            for sc, mem in pairs:
-                z[mem] = sc
+            put(k, "zset", [(mem, sc) for sc, mem in pairs])
         elif r < 0.96:
             k = key(b"zset", 40)
             ms = [b"z%d" % rng.randrange(60) for _ in range(rng.randrange(1, 3))]
             cmd("ZREM", k, *ms)
-            if k in d:
-                for mem in ms:
-                    d[k][1].pop(mem, None)
-                drop_empty(k)
+            forget(k, ms)
         else:
             m.cur = 1 - m.cur
             cmd("SELECT", m.cur)

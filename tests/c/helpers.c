@@ -73,6 +73,23 @@ long t_read_kernel(const char *path, unsigned char **buf)
 	return got;
 }
 
+long t_read_fd(int fd, unsigned char **buf, long *size)
+{
+	struct stat st;
+	if (fstat(fd, &st) != 0)
+		return -1;
+	*size = st.st_size;
+	*buf = malloc((size_t)st.st_size + 1);
+	long got = 0;
+	while (got < st.st_size) {
+		ssize_t r = pread(fd, *buf + got, (size_t)(st.st_size - got), got);
+		if (r <= 0)
+			break;
+		got += r;
+	}
+	return got;
+}
+
 int t_result(void)
 {
 	if (t_failures)
@@ -243,5 +260,32 @@ pid_t t_fork_pipe(int *fd)
 	T_REQUIRE(c >= 0, "fork");
 	close(p[c == 0 ? 0 : 1]);
 	*fd = p[c == 0 ? 1 : 0];
+	return c;
+}
+
+pid_t t_fork_writer(const char *path, int flags, size_t len, int n, unsigned seed, bool hold)
+{
+	unsigned char buf[4096];
+	T_REQUIRE(len <= sizeof(buf), "a block of %zu bytes", len);
+	int ready;
+	pid_t c = t_fork_pipe(&ready);
+	if (c == 0) {
+		int fd = open(path, flags | O_CREAT | O_TRUNC, 0644);
+		for (int i = 0; i < n; i++) {
+			t_fill(buf, len, seed, (long)i * (long)len);
+			if (write(fd, buf, len) != (ssize_t)len)
+				_exit(3);
+		}
+		if (!hold)
+			_exit(0);
+		write(ready, "r", 1);
+		for (;;)
+			pause();
+	}
+	if (hold) {
+		char ch;
+		T_REQUIRE(read(ready, &ch, 1) == 1, "the writer wrote");
+	}
+	close(ready);
 	return c;
 }

@@ -52,6 +52,13 @@ void t_fill(unsigned char *buf, size_t n, unsigned seed, long start);
  * or -1; *buf is malloc'd. */
 long t_read_kernel(const char *path, unsigned char **buf);
 
+/* Reads all of fd (through libc: the library's path when it is loaded)
+ * with pread from offset 0 into *buf, malloc'd with a byte to spare.
+ * Returns the bytes read, fewer than *size (fd's size) where a pread
+ * failed or hit the end; -1 where fstat failed (*buf untouched). Shared
+ * with the crash harness's checker (tests/crash/crashtool.c). */
+long t_read_fd(int fd, unsigned char **buf, long *size);
+
 int t_result(void);
 
 /* A peer process: forked by t_peer_start() before the test opens anything
@@ -80,5 +87,12 @@ void t_peer_stop(void);
  * *fd the pipe's write end; in the parent the child's pid, *fd the read
  * end (the other ends closed). */
 pid_t t_fork_pipe(int *fd);
+
+/* Forks a writer: the child creates path (open with flags | O_CREAT |
+ * O_TRUNC, 0644) and writes n blocks of len bytes (len <= 4096) of stream
+ * seed from byte 0, exiting 3 on a short write. Then, with hold, it waits
+ * to be killed and t_fork_writer returns once it has written; without,
+ * it exits 0. Returns the child's pid. */
+pid_t t_fork_writer(const char *path, int flags, size_t len, int n, unsigned seed, bool hold);
 
 #endif

@@ -181,23 +181,10 @@ static long read_lib(const char *path, int ofd, unsigned char **buf)
 	int fd = ofd >= 0 ? ofd : open(path, O_RDONLY);
 	if (fd < 0)
 		return -1;
-	struct stat st;
-	if (fstat(fd, &st) != 0) {
-		if (ofd < 0)
-			close(fd);
-		return -1;
-	}
-	*buf = malloc((size_t)st.st_size + 1);
-	long got = 0;
-	while (got < st.st_size) {
-		ssize_t r = pread(fd, *buf + got, (size_t)(st.st_size - got), got);
-		if (r <= 0)
-			break;
-		got += r;
-	}
+	long size, got = t_read_fd(fd, buf, &size);
 	if (ofd < 0)
 		close(fd);
-	return got == st.st_size ? got : -1;
+	return got >= 0 && got == size ? got : -1;
 }
 
 /* Both views, which must also agree. Returns intact records or -1. The

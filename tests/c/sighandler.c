@@ -39,6 +39,19 @@ static int fa = -1, fb = -1;
  * another thread, 3000: nested */
 static volatile sig_atomic_t na, nb, stop, failed, inside;
 
+/* From the handler: the next record of stream tag to fd, counted in *n,
+ * or the first failure noted. */
+static void put_rec(int fd, char tag, volatile sig_atomic_t *n)
+{
+	char r[REC];
+	make_rec(r, tag, *n);
+	ssize_t w = write(fd, r, REC);
+	if (w == REC)
+		(*n)++;
+	else if (!failed)
+		failed = w < 0 ? errno : 1000 + (int)w;
+}
+
 static void on_alarm(int sig)
 {
 	(void)sig;
@@ -52,22 +65,10 @@ static void on_alarm(int sig)
 	if (!failed && inside)
 		failed = 3000;
 	inside = 1;
-	char r[REC];
-	if ((na + nb) % 2 == 0) {
-		make_rec(r, 'A', na);
-		ssize_t w = write(fa, r, REC);
-		if (w == REC)
-			na++;
-		else if (!failed)
-			failed = w < 0 ? errno : 1000 + (int)w;
-	} else {
-		make_rec(r, 'B', nb);
-		ssize_t w = write(fb, r, REC);
-		if (w == REC)
-			nb++;
-		else if (!failed)
-			failed = w < 0 ? errno : 1000 + (int)w;
-	}
+	if ((na + nb) % 2 == 0)
+		put_rec(fa, 'A', &na);
+	else
+		put_rec(fb, 'B', &nb);
 	inside = 0;
 	errno = saved;
 }
@@ -151,25 +152,7 @@ static void check(const char *a, const char *b, int wa, int wb)
 static void fatal_default(const char *dir)
 {
 	char *p = t_path(dir, "sigterm.dat");
-	int ready[2];
-	T_REQUIRE(pipe(ready) == 0, "pipe");
-	pid_t c = fork();
-	T_REQUIRE(c >= 0, "fork");
-	if (c == 0) {
-		int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		unsigned char buf[1000];
-		for (int i = 0; i < 50; i++) {
-			t_fill(buf, sizeof(buf), 4, (long)i * 1000);
-			if (write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
-				_exit(3);
-		}
-		write(ready[1], "r", 1);
-		for (;;)
-			pause();
-	}
-	close(ready[1]);
-	char ch;
-	T_REQUIRE(read(ready[0], &ch, 1) == 1, "the child wrote");
+	pid_t c = t_fork_writer(p, O_WRONLY, 1000, 50, 4, true);
 	kill(c, SIGTERM);
 	int st;
 	waitpid(c, &st, 0);

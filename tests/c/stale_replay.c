@@ -51,33 +51,11 @@ static void recoveries(const char *dir)
 static void edit_after_death(const char *dir, bool kill_it)
 {
 	char *p = t_path(dir, kill_it ? "stale.kill" : "stale.exit");
-	int ready[2];
-	T_REQUIRE(pipe(ready) == 0, "pipe");
-	pid_t c = fork();
-	T_REQUIRE(c >= 0, "fork");
-	if (c == 0) {
-		int fd = open(p, O_RDWR | O_CREAT | O_TRUNC, 0644);
-		unsigned char buf[REC];
-		for (int i = 0; i < NREC; i++) {
-			t_fill(buf, REC, 6, (long)i * REC);
-			if (write(fd, buf, REC) != REC)
-				_exit(3);
-		}
-		if (!kill_it)
-			_exit(0);
-		write(ready[1], "r", 1);
-		for (;;)
-			pause();
-	}
-	close(ready[1]);
-	int st;
-	if (kill_it) {
-		char ch;
-		T_REQUIRE(read(ready[0], &ch, 1) == 1, "the writer wrote");
+	pid_t c = t_fork_writer(p, O_RDWR, REC, NREC, 6, kill_it);
+	if (kill_it)
 		kill(c, SIGKILL);
-	}
+	int st;
 	waitpid(c, &st, 0);
-	close(ready[0]);
 	/* A program without the library edits the file: raw system calls. */
 	long fd = syscall(SYS_openat, AT_FDCWD, p, O_WRONLY | O_CLOEXEC);
 	T_REQUIRE(fd >= 0, "raw open");

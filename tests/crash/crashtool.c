@@ -17,9 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include "../c/helpers.h"
 #include "crash.h"
 
 int violations;
@@ -91,19 +91,7 @@ long read_file(const char *path, unsigned char **buf)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	struct stat st;
-	if (fstat(fd, &st) != 0) {
-		close(fd);
-		return -1;
-	}
-	*buf = malloc((size_t)st.st_size + 1);
-	long got = 0;
-	while (got < st.st_size) {
-		ssize_t r = pread(fd, *buf + got, (size_t)(st.st_size - got), got);
-		if (r <= 0)
-			break;
-		got += r;
-	}
+	long size, got = t_read_fd(fd, buf, &size);
 	close(fd);
 	return got;
 }

@@ -181,6 +181,14 @@ status() {
 	rm -f "$T/step"
 }
 
+# integrity NAME HOW DB: sqlite3's integrity_check of DB (without the
+# library) says ok.
+integrity() {
+	local ic
+	ic=$(sqlite3 "$3" 'PRAGMA integrity_check;' 2>&1)
+	if [ "$ic" = ok ]; then ok "sqlite-$1 ($2) integrity_check"; else bad "sqlite-$1 ($2) integrity_check" "$(echo "$ic" | head -n 3 | tr '\n' ';')"; fi
+}
+
 for how in kernel $MODES; do mkdir -p "$WORK/$how"; done
 
 # --- inputs (natively): the tree and two rounds of modifications ------------
@@ -236,8 +244,7 @@ if have sqlite3; then
 			sqlite3 "$db" .dump >"$T/sqlite-$name.$how.dump" 2>&1
 			on $how sqlite3 "$db" .dump >"$T/sqlite-$name.$how.sfsdump" 2>&1
 			spent $cur $how
-			ic=$(sqlite3 "$db" 'PRAGMA integrity_check;' 2>&1)
-			if [ "$ic" = ok ]; then ok "sqlite-$name ($how) integrity_check"; else bad "sqlite-$name ($how) integrity_check" "$(echo "$ic" | head -n 3 | tr '\n' ';')"; fi
+			integrity "$name" $how "$db"
 		done
 		for m in $MODES; do
 			same_file "sqlite-$name output ($m)" "$T/sqlite-$name.kernel.out" "$T/sqlite-$name.$m.out"
@@ -256,8 +263,7 @@ if have sqlite3; then
 			status sqlite-$name $how $?
 			spent $cur $how
 			sqlite3 "$db" .dump >"$T/sqlite-$name.$how.dump" 2>&1
-			ic=$(sqlite3 "$db" 'PRAGMA integrity_check;' 2>&1)
-			if [ "$ic" = ok ]; then ok "sqlite-$name ($how) integrity_check"; else bad "sqlite-$name ($how) integrity_check" "$(echo "$ic" | head -n 3 | tr '\n' ';')"; fi
+			integrity "$name" $how "$db"
 		done
 		for m in $MODES; do
 			same_file "sqlite-$name output (two processes) ($m)" "$T/sqlite-$name.kernel.out" "$T/sqlite-$name.$m.out"

@@ -106,6 +106,15 @@ fi
 export LAB_SHARE=$SH
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
+# boot_failed K WHY: boot K failed: stops the guest and returns 2 if it
+# never reached guest-init.sh (as boot does), else prints WHY and returns 1.
+boot_failed() {
+	stop_guest
+	lab_guest_started "$SH/console.$1" || return 2
+	echo "FAIL $2"
+	return 1
+}
+
 # boot K LAST: boots the guest for boot K; unless LAST, cuts its power
 # once it is READY. Returns 1 (after printing why) if the boot failed, 2 if
 # the guest stopped or hung before it reached guest-init.sh (its kernel
@@ -138,10 +147,8 @@ boot() {
 	if [ "$last" = 1 ]; then
 		while kill -0 "$QPID" 2>/dev/null; do
 			if [ $(($(now_ms) - t0)) -gt $((BOOT_TIMEOUT * 1000)) ]; then
-				stop_guest
-				lab_guest_started "$SH/console.$k" || return 2
-				echo "FAIL boot $k (the last): no power-off after ${BOOT_TIMEOUT}s"
-				return 1
+				boot_failed "$k" "boot $k (the last): no power-off after ${BOOT_TIMEOUT}s"
+				return
 			fi
 			sleep 0.2
 		done
@@ -154,16 +161,12 @@ boot() {
 	fi
 	until [ -e "$SH/ready.$k" ]; do
 		if ! kill -0 "$QPID" 2>/dev/null; then
-			stop_guest
-			lab_guest_started "$SH/console.$k" || return 2
-			echo "FAIL boot $k: the guest stopped before READY"
-			return 1
+			boot_failed "$k" "boot $k: the guest stopped before READY"
+			return
 		fi
 		if [ $(($(now_ms) - t0)) -gt $((BOOT_TIMEOUT * 1000)) ]; then
-			stop_guest
-			lab_guest_started "$SH/console.$k" || return 2
-			echo "FAIL boot $k: no READY after ${BOOT_TIMEOUT}s"
-			return 1
+			boot_failed "$k" "boot $k: no READY after ${BOOT_TIMEOUT}s"
+			return
 		fi
 		sleep 0.1
 	done

@@ -49,6 +49,16 @@ static int recover(struct lc_log *l, const char *name)
 	return sfs_recover_dir(&env, dir, &rep);
 }
 
+/* A log of generation gen written before the crash (another boot), with
+ * the target bound as file 1 (seq 1). */
+static bool crash_log(struct lc_log *l, uint64_t gen)
+{
+	if (!lc_new(l, 65536, gen, lc_crash_boot, LC_MNT))
+		return false;
+	lc_file(l, 1, 1, tpath, ino, igen);
+	return true;
+}
+
 static size_t trunc_rec(struct lc_log *l, uint32_t id, uint64_t seq, uint64_t size)
 {
 	return lc_add(l, (struct sfs_log_entry){.op = SFS_LOG_TRUNCATE, .file = id, .seq = seq,
@@ -60,8 +70,7 @@ static void test_crash(void)
 {
 	U_REQUIRE(start("0123456789"), "setup");
 	struct lc_log l;
-	U_REQUIRE(lc_new(&l, 65536, 5, lc_crash_boot, LC_MNT), "log");
-	lc_file(&l, 1, 1, tpath, ino, igen);
+	U_REQUIRE(crash_log(&l, 5), "log");
 	lc_write(&l, 1, 4, 0, "ZZ"); /* after the others by seq */
 	lc_write(&l, 1, 2, 0, "YYYY");
 	trunc_rec(&l, 1, 3, 6);
@@ -99,8 +108,7 @@ static void test_commit(void)
 {
 	U_REQUIRE(start("aaaaaaaaaa"), "setup");
 	struct lc_log l;
-	U_REQUIRE(lc_new(&l, 65536, 3, lc_crash_boot, LC_MNT), "log");
-	lc_file(&l, 1, 1, tpath, ino, igen);
+	U_REQUIRE(crash_log(&l, 3), "log");
 	lc_file(&l, 2, 2, opath, oino, oigen);
 	lc_write(&l, 1, 3, 0, "XX");
 	lc_write(&l, 1, 5, 5, "YY");
@@ -117,8 +125,7 @@ static void test_corrupt(void)
 {
 	U_REQUIRE(start("0000000000"), "setup");
 	struct lc_log l;
-	U_REQUIRE(lc_new(&l, 65536, 9, lc_crash_boot, LC_MNT), "log");
-	lc_file(&l, 1, 1, tpath, ino, igen);
+	U_REQUIRE(crash_log(&l, 9), "log");
 	char big[101];
 	memset(big, 'B', 100);
 	big[100] = '\0';
@@ -172,8 +179,7 @@ static void test_binding(void)
 		"records %u skipped %u files %u", rep.records, rep.skipped, rep.files);
 	/* The right file, but recovery manages another file system. */
 	env.root_dev ^= 1;
-	U_REQUIRE(lc_new(&l, 65536, 1, lc_crash_boot, LC_MNT), "log");
-	lc_file(&l, 1, 1, tpath, ino, igen);
+	U_REQUIRE(crash_log(&l, 1), "log");
 	lc_write(&l, 1, 2, 0, "XX");
 	U_REQUIRE(recover(&l, "log.4") == 0, "recover");
 	U_CHECK(strcmp(lc_read(tpath), "0000000000") == 0 && rep.skipped == 1,
@@ -241,8 +247,7 @@ static void test_owner(void)
 	env.all_users = true;
 	char p[LC_PATH];
 	struct lc_log l;
-	U_REQUIRE(lc_new(&l, 65536, 1, lc_crash_boot, LC_MNT), "log");
-	lc_file(&l, 1, 1, tpath, ino, igen);
+	U_REQUIRE(crash_log(&l, 1), "log");
 	lc_file(&l, 2, 2, opath, oino, oigen);
 	lc_write(&l, 1, 3, 0, "XX");
 	lc_write(&l, 2, 4, 0, "YY");
@@ -258,8 +263,7 @@ static void test_owner(void)
 	U_CHECK(rep.records == 1 && rep.skipped == 1, "records %u skipped %u", rep.records,
 		rep.skipped);
 	/* A root's log may write anyone's file. */
-	U_REQUIRE(lc_new(&l, 65536, 1, lc_crash_boot, LC_MNT), "log");
-	lc_file(&l, 1, 1, tpath, ino, igen);
+	U_REQUIRE(crash_log(&l, 1), "log");
 	lc_write(&l, 1, 3, 0, "RR");
 	U_REQUIRE(recover(&l, "log.9") == 0, "recover");
 	U_CHECK(strcmp(lc_read(tpath), "RR00000000") == 0, "root's log: \"%s\"", lc_read(tpath));
