@@ -134,6 +134,7 @@ UNIT_RECOVER := $(call unit_obj,src/oplog/recover.c src/oplog/format.c src/util/
 # The objects of src/ each test links besides unit.o (a test not listed
 # links none; crc32c and logformat include the source they test).
 $(BUILD)/unit/options: $(call unit_obj,src/util/options.c src/util/msg.c)
+$(BUILD)/unit/msg: $(call unit_obj,src/util/msg.c)
 $(BUILD)/unit/logformat: $(call unit_obj,src/oplog/format.c src/util/crc32c.c)
 $(BUILD)/unit/maptab: $(call unit_obj,src/map/maptab.c)
 $(BUILD)/unit/recover: $(UNIT_RECOVER)

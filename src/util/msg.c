@@ -4,14 +4,18 @@
 
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define MSG_MAX_WARNINGS 32
+/* Warning sites that have spoken: a site is its format string, one per
+ * call site. A warning's cause may repeat (a full table, a refused dup2):
+ * the application's stderr hears of it once, the stats count the rest. */
+#define MSG_WARN_SITES 64
 
 static int msg_fd = 2;
-static atomic_int warnings_left = MSG_MAX_WARNINGS;
+static _Atomic(const char *) warned[MSG_WARN_SITES];
 
 void sfs_msg_set_fd(int fd)
 {
@@ -62,9 +66,23 @@ void sfs_msg(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Whether the site of fmt has spoken already; claims it if not. With every
+ * slot taken, further sites stay quiet. */
+static bool warned_before(const char *fmt)
+{
+	for (int i = 0; i < MSG_WARN_SITES; i++) {
+		const char *seen = atomic_load_explicit(&warned[i], memory_order_acquire);
+		if (!seen && atomic_compare_exchange_strong(&warned[i], &seen, fmt))
+			return false;
+		if (seen == fmt)
+			return true;
+	}
+	return true;
+}
+
 void sfs_warn(const char *fmt, ...)
 {
-	if (atomic_fetch_sub(&warnings_left, 1) <= 0)
+	if (warned_before(fmt))
 		return;
 	va_list ap;
 	va_start(ap, fmt);

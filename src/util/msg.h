@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Diagnostics: one line each, prefixed "splitfs: ", written with the real
- * write(2) from a stack buffer (never stdio, never malloc), capped in number. */
+ * write(2) from a stack buffer (never stdio, never malloc). A warning is said
+ * once per process and call site; errors every time. */
 #ifndef SFS_UTIL_MSG_H
 #define SFS_UTIL_MSG_H
 
