@@ -20,7 +20,7 @@
 #include "fs/process.h"
 #include "oplog/oplog.h"
 #include "oplog/recover.h"
-#include "interpose/real.h"
+#include "sys/real.h"
 #include "map/protect.h"
 #include "staging/adopt.h"
 #include "staging/pool.h"

@@ -21,7 +21,7 @@
 
 #include "../init.h"
 #include "../map/protect.h"
-#include "../interpose/real.h"
+#include "../sys/real.h"
 #include "../relink/relink.h"
 #include "../util/compiler.h"
 #include "../util/guard.h"

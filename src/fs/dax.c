@@ -4,7 +4,7 @@
 #define _GNU_SOURCE
 
 #include "../init.h"
-#include "../interpose/real.h"
+#include "../sys/real.h"
 #include "../oplog/oplog.h"
 #include "../staging/pool.h"
 #include "../util/pmem.h"

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "../init.h"
-#include "../interpose/real.h"
+#include "../sys/real.h"
 #include "../util/compiler.h"
 #include "../util/guard.h"
 #include "data.h"

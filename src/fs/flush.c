@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "../init.h"
-#include "../interpose/real.h"
+#include "../sys/real.h"
 #include "../relink/relink.h"
 #include "../util/stats.h"
 #include "lease.h"

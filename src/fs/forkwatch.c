@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "../init.h"
-#include "../interpose/real.h"
+#include "../sys/real.h"
 #include "../util/signals.h"
 #include "../util/stats.h"
 #include "fdtable.h"

@@ -14,7 +14,7 @@
 
 #include "../map/protect.h"
 #include "../init.h"
-#include "../interpose/real.h"
+#include "../sys/real.h"
 #include "../oplog/oplog.h"
 #include "../relink/relink.h"
 #include "../staging/pool.h"

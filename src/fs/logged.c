@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "../init.h"
-#include "../interpose/real.h"
+#include "../sys/real.h"
 #include "../oplog/oplog.h"
 #include "../util/compiler.h"
 #include "../util/guard.h"

@@ -7,7 +7,7 @@
 #include <sys/mman.h>
 
 #include "../init.h"
-#include "../interpose/real.h"
+#include "../sys/real.h"
 #include "../map/protect.h"
 #include "../util/compiler.h"
 #include "../util/guard.h"

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "../init.h"
-#include "../interpose/real.h"
+#include "../sys/real.h"
 #include "../oplog/oplog.h"
 #include "fdtable.h"
 #include "file.h"

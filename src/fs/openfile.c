@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "../init.h"
-#include "../interpose/real.h"
+#include "../sys/real.h"
 #include "../util/compiler.h"
 #include "fdtable.h"
 #include "inode.h"

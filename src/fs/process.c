@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "../init.h"
-#include "../interpose/real.h"
+#include "../sys/real.h"
 #include "../staging/pool.h"
 #include "../staging/reserve.h"
 #include "../util/compiler.h"

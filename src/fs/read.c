@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 
-#include "../interpose/real.h"
+#include "../sys/real.h"
 #include "../relink/relink.h"
 #include "../util/compiler.h"
 #include "../util/stats.h"

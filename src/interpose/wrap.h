@@ -17,7 +17,7 @@
 #include "../util/compiler.h"
 #include "../util/signals.h"
 #include "../util/stats.h"
-#include "real.h"
+#include "../sys/real.h"
 
 /* A count or -errno, in the libc convention (-1 and errno). */
 static inline long sfs_ret(long r)

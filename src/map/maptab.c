@@ -7,7 +7,7 @@
 #include <sys/mman.h>
 
 #include "../init.h"
-#include "../interpose/real.h"
+#include "../sys/real.h"
 #include "../util/stats.h"
 #include "protect.h"
 

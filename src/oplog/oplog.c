@@ -19,7 +19,7 @@
 #include "../fs/flush.h"
 #include "../fs/inode.h"
 #include "../init.h"
-#include "../interpose/real.h"
+#include "../sys/real.h"
 #include "../util/compiler.h"
 #include "../util/msg.h"
 #include "../util/pmem.h"

@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <unistd.h>
 
-#include "../interpose/real.h"
+#include "../sys/real.h"
 #include "../util/compiler.h"
 #include "../util/options.h"
 #include "relink.h"

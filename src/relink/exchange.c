@@ -7,7 +7,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "../interpose/real.h"
+#include "../sys/real.h"
 #include "../util/compiler.h"
 #include "../util/options.h"
 #include "relink.h"

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "../init.h"
-#include "../interpose/real.h"
+#include "../sys/real.h"
 #include "../util/msg.h"
 #include "../util/stats.h"
 

@@ -17,7 +17,7 @@
 
 #include "../init.h"
 #include "../fs/inode.h"
-#include "../interpose/real.h"
+#include "../sys/real.h"
 #include "../util/msg.h"
 #include "../util/pmem.h"
 #include "../util/stats.h"

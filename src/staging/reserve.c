@@ -8,7 +8,7 @@
 #include <stdbool.h>
 
 #include "../init.h"
-#include "../interpose/real.h"
+#include "../sys/real.h"
 #include "../util/compiler.h"
 #include "../util/signals.h"
 

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "../init.h"
-#include "../interpose/real.h"
+#include "../sys/real.h"
 #include "../util/compiler.h"
 #include "../util/guard.h"
 #include "../util/msg.h"

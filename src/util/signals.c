@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "../fs/flush.h"
-#include "../interpose/real.h"
+#include "../sys/real.h"
 
 __thread int sfs_busy __attribute__((tls_model("initial-exec")));
 __thread int sfs_deferred __attribute__((tls_model("initial-exec")));

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../interpose/real.h"
+#include "../sys/real.h"
 
 #define MAX_MINE 16
 

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "../../src/init.h"
-#include "../../src/interpose/real.h"
+#include "../../src/sys/real.h"
 #include "../../src/map/maptab.h"
 #include "../../src/map/protect.h"
 #include "../../src/util/stats.h"
