@@ -98,7 +98,7 @@ static int setup_root(void)
 	if (n >= (int)sizeof(sfs_g.priv_dir))
 		return -ENAMETOOLONG;
 	/* Shared by every process and user of the file system, like /tmp. */
-	if (mkdir(sfs_g.priv_dir, 01777) != 0 && errno != EEXIST)
+	if (sfs_real.mkdir(sfs_g.priv_dir, 01777) != 0 && errno != EEXIST)
 		return -errno;
 	int dfd = sfs_real.open(sfs_g.priv_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)

@@ -94,7 +94,7 @@ static void *service(void *unused)
 {
 	(void)unused;
 	sfs_thread_mine();
-	atomic_store(&service_tid, (pid_t)syscall(SYS_gettid));
+	atomic_store(&service_tid, (pid_t)sfs_real.syscall(SYS_gettid));
 	sigset_t set;
 	sigemptyset(&set);
 	sigaddset(&set, sfs_lease_sig());
@@ -115,7 +115,7 @@ static void handler(int sig, siginfo_t *info, void *ctx)
 	if (info->si_code == POLL_MSG) {
 		pid_t tid = atomic_load(&service_tid);
 		if (tid)
-			syscall(SYS_tgkill, getpid(), tid, sig);
+			sfs_real.syscall(SYS_tgkill, getpid(), tid, sig);
 		return;
 	}
 	struct sigaction a = app_act;
@@ -131,7 +131,7 @@ static void handler(int sig, siginfo_t *info, void *ctx)
 		sigemptyset(&one);
 		sigaddset(&one, sig);
 		pthread_sigmask(SIG_UNBLOCK, &one, NULL);
-		syscall(SYS_tgkill, getpid(), (pid_t)syscall(SYS_gettid), sig);
+		sfs_real.syscall(SYS_tgkill, getpid(), (pid_t)sfs_real.syscall(SYS_gettid), sig);
 		return;
 	}
 	if (a.sa_flags & SA_SIGINFO)

@@ -238,7 +238,7 @@ void sfs_demote_inherited(void)
 {
 	if (!sfs_oplog_on())
 		return;
-	DIR *d = opendir("/proc/thread-self/fd");
+	DIR *d = sfs_real.opendir("/proc/thread-self/fd");
 	if (!d)
 		return;
 	int self = dirfd(d);

@@ -113,11 +113,11 @@ void sfs_run_deferred(void)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old); /* the queue is still */
 	int saved = errno;
-	pid_t pid = getpid(), tid = (pid_t)syscall(SYS_gettid);
+	pid_t pid = getpid(), tid = (pid_t)sfs_real.syscall(SYS_gettid);
 	for (int i = 0; i < sfs_deferred; i++) {
 		siginfo_t info = queue[i].info;
-		if (syscall(SYS_rt_tgsigqueueinfo, pid, tid, queue[i].sig, &info) != 0)
-			syscall(SYS_tgkill, pid, tid, queue[i].sig);
+		if (sfs_real.syscall(SYS_rt_tgsigqueueinfo, pid, tid, queue[i].sig, &info) != 0)
+			sfs_real.syscall(SYS_tgkill, pid, tid, queue[i].sig);
 	}
 	sfs_deferred = 0;
 	errno = saved;
@@ -138,7 +138,7 @@ static void fatal(int sig, siginfo_t *info, void *uc)
 	sigset_t one;
 	sigemptyset(&one);
 	sigaddset(&one, sig);
-	syscall(SYS_tgkill, getpid(), (pid_t)syscall(SYS_gettid), sig);
+	sfs_real.syscall(SYS_tgkill, getpid(), (pid_t)sfs_real.syscall(SYS_gettid), sig);
 	pthread_sigmask(SIG_UNBLOCK, &one, NULL); /* the default action now */
 }
 
