@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../init.h"
+#include "../sys/global.h"
 #include "../map/protect.h"
 #include "../sys/real.h"
 #include "../relink/relink.h"

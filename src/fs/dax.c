@@ -3,7 +3,7 @@
  * their own stores, and the primitives they flush with. */
 #define _GNU_SOURCE
 
-#include "../init.h"
+#include "../sys/global.h"
 #include "../sys/real.h"
 #include "../oplog/oplog.h"
 #include "../staging/pool.h"

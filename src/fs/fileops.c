@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../init.h"
+#include "../sys/global.h"
 #include "../sys/real.h"
 #include "../util/compiler.h"
 #include "../util/guard.h"

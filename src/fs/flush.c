@@ -6,7 +6,7 @@
 #include <sched.h>
 #include <unistd.h>
 
-#include "../init.h"
+#include "../sys/global.h"
 #include "../sys/real.h"
 #include "../relink/relink.h"
 #include "../util/stats.h"

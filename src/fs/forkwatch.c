@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../init.h"
+#include "../sys/self.h"
 #include "../sys/real.h"
 #include "../util/signals.h"
 #include "../util/stats.h"

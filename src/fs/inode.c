@@ -13,7 +13,8 @@
 #include <unistd.h>
 
 #include "../map/protect.h"
-#include "../init.h"
+#include "../sys/global.h"
+#include "../sys/self.h"
 #include "../sys/real.h"
 #include "../oplog/oplog.h"
 #include "../relink/relink.h"

@@ -11,7 +11,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../init.h"
 #include "../sys/real.h"
 #include "../oplog/oplog.h"
 #include "../util/compiler.h"

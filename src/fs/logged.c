@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../init.h"
+#include "../sys/global.h"
 #include "../sys/real.h"
 #include "../oplog/oplog.h"
 #include "../util/compiler.h"

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "../init.h"
+#include "../sys/global.h"
 #include "../sys/real.h"
 #include "../map/protect.h"
 #include "../util/compiler.h"

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../init.h"
+#include "../sys/global.h"
 #include "../sys/real.h"
 #include "../oplog/oplog.h"
 #include "fdtable.h"

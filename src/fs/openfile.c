@@ -6,7 +6,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "../init.h"
+#include "../sys/global.h"
+#include "../sys/self.h"
 #include "../sys/real.h"
 #include "../util/compiler.h"
 #include "fdtable.h"

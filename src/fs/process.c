@@ -9,7 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../init.h"
+#include "../sys/global.h"
+#include "../sys/self.h"
 #include "../sys/real.h"
 #include "../staging/pool.h"
 #include "../staging/reserve.h"

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
-#include "../init.h"
+#include "../sys/global.h"
 #include "../sys/real.h"
 #include "../util/stats.h"
 #include "protect.h"

@@ -18,7 +18,9 @@
 
 #include "../fs/flush.h"
 #include "../fs/inode.h"
-#include "../init.h"
+#include "../sys/global.h"
+#include "../sys/self.h"
+#include "libsys.h"
 #include "../sys/real.h"
 #include "../util/compiler.h"
 #include "../util/msg.h"

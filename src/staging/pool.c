@@ -15,7 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../init.h"
+#include "../sys/global.h"
+#include "../sys/self.h"
 #include "../fs/inode.h"
 #include "../sys/real.h"
 #include "../util/msg.h"

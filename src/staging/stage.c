@@ -13,7 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../init.h"
+#include "../sys/global.h"
+#include "../sys/self.h"
+#include "../oplog/libsys.h"
 #include "../sys/real.h"
 #include "../util/compiler.h"
 #include "../util/guard.h"
