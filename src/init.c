@@ -118,8 +118,10 @@ static void do_init(void)
 	}
 	if (!sfs_g.opt.root[0])
 		return;
-	/* Before the first internal fd (stats file, private directory). */
+	/* Lower layers call up only through what start-up registers here,
+	 * before the first internal fd (stats file, private directory). */
 	sfs_internal_set_marker(sfs_fd_set_internal);
+	sfs_staging_set_housekeeping(sfs_inode_evict_writable);
 	struct rlimit rl;
 	long soft = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? (long)rl.rlim_cur : 1024;
 	sfs_g.fd_floor = (int)SFS_MIN(soft / 2, 512);
@@ -138,7 +140,7 @@ static void do_init(void)
 	recover_dead();
 	sfs_protect_init();
 	sfs_guard_install();
-	sfs_signals_install();
+	sfs_signals_install(sfs_flush_before_exit);
 	pthread_atfork(sfs_atfork_prepare, sfs_atfork_parent, sfs_atfork_child);
 	sfs_demote_inherited();
 	if (sfs_g.opt.verbose) {

@@ -3,11 +3,11 @@
 #include "signals.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../fs/flush.h"
 #include "../sys/real.h"
 
 __thread int sfs_busy __attribute__((tls_model("initial-exec")));
@@ -124,13 +124,19 @@ void sfs_run_deferred(void)
 	pthread_sigmask(SIG_SETMASK, &old, NULL); /* delivered here */
 }
 
+/* What the process staged, into its files (fs/flush.h:
+ * sfs_flush_before_exit): set once by sfs_signals_install, before any
+ * handler of the library is installed. */
+static void (*flush_before_exit)(void);
+
 /* The default action of sig, which ends the process: staged appends go
  * into their files first (no waiting, no allocation: flush.h). */
 static void fatal(int sig, siginfo_t *info, void *uc)
 {
 	(void)info;
 	(void)uc;
-	sfs_flush_before_exit();
+	if (flush_before_exit)
+		flush_before_exit();
 	struct sigaction dfl;
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
@@ -162,8 +168,9 @@ static void install(int sig)
 	raw_sigaction(sig, &real, NULL);
 }
 
-void sfs_signals_install(void)
+void sfs_signals_install(void (*before_exit)(void))
 {
+	flush_before_exit = before_exit;
 	pthread_mutex_lock(&lock);
 	for (int sig = 1; sig < NSIG_ && !installed; sig++) {
 		if (!manageable(sig))
