@@ -17,6 +17,7 @@
 #include "fs/fdtable.h"
 #include "fs/flush.h"
 #include "fs/lease.h"
+#include "fs/logged.h"
 #include "fs/process.h"
 #include "oplog/oplog.h"
 #include "oplog/libsys.h"
@@ -122,6 +123,7 @@ static void do_init(void)
 	 * before the first internal fd (stats file, private directory). */
 	sfs_internal_set_marker(sfs_fd_set_internal);
 	sfs_staging_set_housekeeping(sfs_inode_evict_writable);
+	sfs_oplog_set_ops(&sfs_fs_oplog_ops);
 	struct rlimit rl;
 	long soft = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? (long)rl.rlim_cur : 1024;
 	sfs_g.fd_floor = (int)SFS_MIN(soft / 2, 512);

@@ -52,9 +52,4 @@ ssize_t sfs_inode_pwrite(struct sfs_inode *in, const void *buf, size_t n, int64_
 ssize_t sfs_inode_pwritev(struct sfs_inode *in, const struct iovec *iov, int cnt, int64_t off,
 			  bool append, int64_t *at);
 
-/* Sync and strict modes (logged.c): the write logged, then applied. The
- * caller holds the inode lock and has applied the size limits. */
-ssize_t sfs_logged_pwritev(struct sfs_inode *in, const struct iovec *iov, int cnt, size_t n,
-			   int64_t off);
-
 #endif

@@ -11,6 +11,7 @@
 #include "../relink/relink.h"
 #include "../util/stats.h"
 #include "lease.h"
+#include "logged.h"
 #include "process.h"
 #include "../oplog/oplog.h"
 
@@ -107,12 +108,12 @@ int sfs_inode_truncate(struct sfs_inode *in, int fd, const char *path, int64_t l
 		 * on the media), so a crash in between would leave neither
 		 * state. The TRUNCATE record goes first (recovery redoes it)
 		 * and is retired once the kernel's truncation is durable. */
-		bool logged = sfs_oplog_on() && sfs_oplog_truncate(in, len) == 0;
+		bool logged = sfs_oplog_on() && sfs_oplog_truncate(&in->log, in->kfd, in->ino, len) == 0;
 		int r = (fd >= 0 ? sfs_real.ftruncate(fd, len) : sfs_real.truncate(path, len)) == 0
 				? 0
 				: -errno;
 		if (logged) { /* durable (its fdatasync), or refused: not to be replayed */
-			int c = sfs_oplog_commit(in);
+			int c = sfs_inode_log_commit(in);
 			if (!r)
 				r = c;
 		} else if (!r && sfs_oplog_on() && sfs_real.fdatasync(in->kfd) != 0) {
@@ -132,7 +133,7 @@ int sfs_inode_truncate(struct sfs_inode *in, int fd, const char *path, int64_t l
 	 * run this file's older records over a truncation it does not know. */
 	bool logged = false;
 	if (!rc && sfs_oplog_on()) {
-		rc = sfs_oplog_truncate(in, len);
+		rc = sfs_oplog_truncate(&in->log, in->kfd, in->ino, len);
 		logged = rc == 0;
 		if (rc == -ENOTSUP) /* no log after all: synced below instead */
 			rc = 0;
@@ -140,7 +141,7 @@ int sfs_inode_truncate(struct sfs_inode *in, int fd, const char *path, int64_t l
 	if (!rc && sfs_real.ftruncate(fd, len) != 0) {
 		rc = -errno;
 		if (logged) /* refused: the record must not be replayed */
-			sfs_oplog_commit(in);
+			sfs_inode_log_commit(in);
 	}
 	if (!rc) {
 		sfs_inode_kernel_changed(in);

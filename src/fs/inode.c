@@ -25,6 +25,7 @@
 #include "fdtable.h"
 #include "file.h"
 #include "lease.h"
+#include "logged.h"
 #include "openfile.h"
 #include "../util/signals.h"
 
@@ -181,8 +182,8 @@ static void destroy(struct sfs_inode *in)
 	 * same file binds a new id, and replay must not run these after that
 	 * one's). */
 	sfs_lease_drop_locked(in);
-	if (in->logged)
-		sfs_oplog_commit(in);
+	if (in->log.logged)
+		sfs_inode_log_commit(in);
 	sfs_inode_unreserve_locked(in);
 	sfs_inode_unlock(in);
 	if (atomic_load(&in->staged))
@@ -454,7 +455,7 @@ int sfs_inode_app_fds(struct sfs_inode *in, int *out, int max)
  * records over that). */
 static void release_if_last(struct sfs_inode *in)
 {
-	if (!sfs_inode_leased(in) && !in->logged)
+	if (!sfs_inode_leased(in) && !in->log.logged)
 		return;
 	sfs_mutex_lock(&table_lock);
 	bool last = in->refs == 1;
@@ -462,8 +463,8 @@ static void release_if_last(struct sfs_inode *in)
 	if (last) {
 		sfs_inode_lock(in);
 		sfs_lease_drop_locked(in);
-		if (in->logged)
-			sfs_oplog_commit(in);
+		if (in->log.logged)
+			sfs_inode_log_commit(in);
 		sfs_inode_unlock(in);
 	}
 }

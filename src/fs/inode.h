@@ -50,6 +50,7 @@
 #include <sys/stat.h>
 
 #include "../map/maptab.h"
+#include "../oplog/oplog.h"
 #include "../staging/stage.h"
 #include "../util/compiler.h"
 #include "../util/signals.h"
@@ -155,13 +156,9 @@ struct sfs_inode {
 	atomic_bool kdirty;
 	_Atomic uint64_t synced_meta; /* sfs_meta_epoch at the last kernel fsync */
 
-	/* The operation log (sync/strict; oplog.h), under the lock: the file's
-	 * id in the log's generation log_gen, and whether records since its
-	 * last COMMIT exist. logged is atomic: close and the last put read
-	 * it without the lock, to skip the lock (commit_file, release_if_last). */
-	uint32_t log_file;
-	uint64_t log_gen;
-	atomic_bool logged;
+	/* The operation log (sync/strict): the file's place in it
+	 * (oplog/oplog.h), under the lock except log.logged. */
+	struct sfs_oplog_file log;
 	/* The application took POSIX record locks on the file (fcntl F_SETLK*,
 	 * lockf). Closing any descriptor of a file drops all of the process's
 	 * locks on it, so until the last application file closes the library

@@ -18,6 +18,7 @@
 #include "../util/stats.h"
 #include "../util/threads.h"
 #include "flush.h"
+#include "logged.h"
 #include "../util/signals.h"
 
 /* Data operations on a file that is not leased before the library asks
@@ -254,8 +255,8 @@ int sfs_lease_drop_locked(struct sfs_inode *in)
 	}
 	/* Sync and strict: the file durable and its records dead, so that no
 	 * replay writes them over what the next user of the file writes. */
-	if (in->logged) {
-		int c = sfs_oplog_commit(in);
+	if (in->log.logged) {
+		int c = sfs_inode_log_commit(in);
 		if (!rc)
 			rc = c;
 	}

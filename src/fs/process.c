@@ -23,6 +23,7 @@
 #include "flush.h"
 #include "forkwatch.h"
 #include "lease.h"
+#include "logged.h"
 #include "../oplog/oplog.h"
 #include "../util/signals.h"
 
@@ -139,8 +140,8 @@ void sfs_demote_inode(struct sfs_inode *in)
 {
 	sfs_inode_lock(in);
 	sfs_lease_drop_locked(in); /* relinks, retires the log records */
-	if (in->logged)
-		sfs_oplog_commit(in);
+	if (in->log.logged)
+		sfs_inode_log_commit(in);
 	in->mergeable = false;
 	sfs_inode_unlock(in);
 	sfs_inode_unhash(in); /* a later open makes a new one */
