@@ -22,7 +22,6 @@
 #include "../sys/global.h"
 #include "../map/protect.h"
 #include "../sys/real.h"
-#include "../relink/relink.h"
 #include "../util/compiler.h"
 #include "../util/guard.h"
 #include "../util/msg.h"

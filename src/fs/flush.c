@@ -15,6 +15,35 @@
 #include "process.h"
 #include "../oplog/oplog.h"
 
+int sfs_relink(struct sfs_inode *in, bool durable)
+{
+	if (!atomic_load(&in->staged))
+		return 0;
+	uint64_t t0 = sfs_stat_start();
+	int64_t base = atomic_load(&in->base);
+	int64_t size = atomic_load(&in->size);
+	struct sfs_relink_target t = {
+		.kfd = in->kfd,
+		.ksize = atomic_load(&in->ksize),
+		.stage = &in->stage,
+		.dax = sfs_inode_on_dax(in),
+	};
+	const struct sfs_relink_ops *ops = sfs_relink_choose(&t, base, size, durable);
+	int rc = sfs_relink_check(&t);
+	if (rc)
+		return rc;
+	/* The blocks this relink allocates come out of the reservation the
+	 * staged appends took (staging/reserve.h). */
+	sfs_inode_unreserve_locked(in);
+	rc = sfs_relink_commit(ops, &t, base, size, t0);
+	if (rc)
+		return rc;
+	atomic_store(&in->ksize, size);
+	atomic_store(&in->staged, false);
+	sfs_inode_staged_changed(-1);
+	return 0;
+}
+
 int sfs_inode_flush_locked(struct sfs_inode *in, enum sfs_flush how)
 {
 	if (!atomic_load(&in->staged))
@@ -108,7 +137,8 @@ int sfs_inode_truncate(struct sfs_inode *in, int fd, const char *path, int64_t l
 		 * on the media), so a crash in between would leave neither
 		 * state. The TRUNCATE record goes first (recovery redoes it)
 		 * and is retired once the kernel's truncation is durable. */
-		bool logged = sfs_oplog_on() && sfs_oplog_truncate(&in->log, in->kfd, in->ino, len) == 0;
+		bool logged = sfs_oplog_on() &&
+			      sfs_oplog_truncate(&in->log, in->kfd, in->ino, len) == 0;
 		int r = (fd >= 0 ? sfs_real.ftruncate(fd, len) : sfs_real.truncate(path, len)) == 0
 				? 0
 				: -errno;

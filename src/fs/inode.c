@@ -17,7 +17,6 @@
 #include "../sys/self.h"
 #include "../sys/real.h"
 #include "../oplog/oplog.h"
-#include "../relink/relink.h"
 #include "../staging/pool.h"
 #include "../util/compiler.h"
 #include "../util/msg.h"

@@ -9,7 +9,7 @@
 #include <sys/uio.h>
 
 #include "../sys/real.h"
-#include "../relink/relink.h"
+#include "flush.h"
 #include "../util/compiler.h"
 #include "../util/stats.h"
 #include "data.h"
