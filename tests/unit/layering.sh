@@ -1,13 +1,17 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
 # The library's layers read top-down (make check runs this):
-# No object of the library outside src/interpose/ calls one of the
+#  1. No object of the library outside src/interpose/ calls one of the
 #     library's own exported names (the global list of src/libsplitfs.map):
 #     inside the library such a call would go through the wrappers again
 #     (re-entering them, before init even), so every internal system call
 #     goes through sfs_real (src/sys/real.h). Checked with nm on the
 #     objects of $SFS_BUILD (default build), which must be built.
-# Exits 0 when it holds, 1 otherwise (each violation printed).
+#  2. Lower folders include nothing from the folders above them:
+#     src/sys/ and src/util/ (the leaf layer) only each other, and
+#     oplog/, staging/, relink/, map/ nothing from fs/ (upper layers
+#     register ops tables with them instead) nor interpose/ or init.h.
+# Exits 0 when both hold, 1 otherwise (each violation printed).
 set -u
 build=${SFS_BUILD:-build}
 objdir=$build/obj/lib/src
@@ -42,9 +46,25 @@ if [ "$nobj" -eq 0 ]; then
 	exit 1
 fi
 
+# Includes (quoted ones: the library's own headers) that leave the layer.
+# $1: folders, $2: extended regex of forbidden include paths.
+check_includes() {
+	for f in $(find $1 -name '*.[ch]' | sort); do
+		grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$f" | grep -E "$2" |
+			while IFS= read -r line; do
+				echo "layering: $f:$line (an upper layer's header)"
+			done | grep . && fail=1
+	done
+	return 0
+}
+leaf_up='"\.\./(fs|oplog|staging|relink|map|interpose)/|"\.\./init\.h"'
+check_includes "src/sys src/util" "$leaf_up"
+mid_up='"\.\./(fs|interpose)/|"\.\./init\.h"'
+check_includes "src/oplog src/staging src/relink src/map" "$mid_up"
+
 if [ "$fail" -ne 0 ]; then
 	echo "layering: FAIL"
 	exit 1
 fi
-echo "layering: $nobj objects call no exported name"
+echo "layering: $nobj objects call no exported name; lower folders include no upper header"
 exit 0
