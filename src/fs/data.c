@@ -33,6 +33,7 @@
 #include "lease.h"
 #include "logged.h"
 #include "../oplog/oplog.h"
+#include "dax.h"
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23

@@ -3,6 +3,8 @@
  * their own stores, and the primitives they flush with. */
 #define _GNU_SOURCE
 
+#include "dax.h"
+
 #include "../sys/global.h"
 #include "../sys/real.h"
 #include "../oplog/oplog.h"

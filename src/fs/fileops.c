@@ -24,6 +24,7 @@
 #include "../staging/adopt.h"
 #include "../util/signals.h"
 #include "logged.h"
+#include "read.h"
 
 #ifndef RWF_NOAPPEND
 #define RWF_NOAPPEND 0x00000020

@@ -14,6 +14,8 @@
 #include "logged.h"
 #include "process.h"
 #include "../oplog/oplog.h"
+#include "dax.h"
+#include "data.h"
 
 int sfs_relink(struct sfs_inode *in, bool durable)
 {

@@ -27,6 +27,9 @@
 #include "logged.h"
 #include "openfile.h"
 #include "../util/signals.h"
+#include "dax.h"
+#include "kernel_files.h"
+#include "data.h"
 
 #define NBUCKETS 4096
 #define CACHE_MAX 32 /* closed inodes kept with their mappings (paper §3.5) */

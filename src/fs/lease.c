@@ -20,6 +20,7 @@
 #include "flush.h"
 #include "logged.h"
 #include "../util/signals.h"
+#include "data.h"
 
 /* Data operations on a file that is not leased before the library asks
  * for a lease: a file read or written once or twice is cheaper left to

@@ -13,6 +13,7 @@
 #include "../util/guard.h"
 #include "../util/pmem.h"
 #include "../util/stats.h"
+#include "dax.h"
 
 int sfs_map_copy(struct sfs_inode *in, int64_t off, char *buf, size_t n, bool to_file)
 {

@@ -12,6 +12,7 @@
 #include "../util/compiler.h"
 #include "fdtable.h"
 #include "inode.h"
+#include "dax.h"
 
 /* A new open file of the file open at fd, with access mode acc (O_RDWR or
  * O_RDONLY), or -errno. Through /proc: the kernel checks the caller's

@@ -26,6 +26,7 @@
 #include "logged.h"
 #include "../oplog/oplog.h"
 #include "../util/signals.h"
+#include "kernel_files.h"
 
 /* The status flags fcntl(F_SETFL) sets on an open file. */
 #define SETFL_BITS (O_APPEND | O_NONBLOCK | O_NOATIME | O_ASYNC | O_DIRECT)

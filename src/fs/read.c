@@ -3,6 +3,8 @@
  * mappings and the staging window; the kernel's answer where the library
  * cannot give one. */
 #define _GNU_SOURCE
+#include "read.h"
+
 #include <errno.h>
 #include <sched.h>
 #include <sys/stat.h>

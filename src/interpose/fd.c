@@ -16,6 +16,7 @@
 #include "../fs/process.h"
 #include "../util/msg.h"
 #include "wrap.h"
+#include "../fs/kernel_files.h"
 
 #ifndef CLOSE_RANGE_UNSHARE
 #define CLOSE_RANGE_UNSHARE (1U << 1)

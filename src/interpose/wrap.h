@@ -18,6 +18,7 @@
 #include "../util/signals.h"
 #include "../util/stats.h"
 #include "../sys/real.h"
+#include "../fs/dax.h"
 
 /* The 64-bit twins of x86-64 glibc (pread64, lseek64, fstat64, ...) are
  * the same functions as their plain names there: off_t is off64_t, and
