@@ -119,6 +119,7 @@ demo:
 # (compiled as for the CLI, not the preload library), so nothing is
 # interposed: no root, no image, no managed file system. tests/unit/run.sh
 # runs them (NAMES=... for some); SANITIZE=... builds them into build-san/.
+# tests/unit/layering.sh checks the library's layers (nm of its objects).
 UNIT_HELPERS := tests/unit/unit.c tests/unit/logcraft.c
 UNIT_SRC := $(filter-out $(UNIT_HELPERS),$(wildcard tests/unit/*.c))
 UNIT_NAMES := $(UNIT_SRC:tests/unit/%.c=%)
@@ -157,8 +158,10 @@ $(BUILD)/unit/%: $(BUILD)/obj/unit/%.o $(BUILD)/obj/unit/unit.o
 .SECONDARY: $(UNIT_SRC:tests/unit/%.c=$(BUILD)/obj/unit/%.o) \
 	$(UNIT_HELPERS:tests/unit/%.c=$(BUILD)/obj/unit/%.o)
 
-check: $(UNIT_BIN)
-	$(Q)SFS_UNIT_DIR=$(BUILD)/unit ./tests/unit/run.sh $(or $(NAMES),$(UNIT_NAMES))
+# layering.sh (no program: a script) reads the library's objects.
+check: $(UNIT_BIN) $(BUILD)/libsplitfs.so
+	$(Q)SFS_UNIT_DIR=$(BUILD)/unit SFS_BUILD=$(BUILD) ./tests/unit/run.sh \
+		$(or $(NAMES),$(UNIT_NAMES) layering)
 
 .PHONY: check
 

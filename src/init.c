@@ -17,10 +17,13 @@
 #include "fs/fdtable.h"
 #include "fs/flush.h"
 #include "fs/lease.h"
+#include "fs/logged.h"
 #include "fs/process.h"
 #include "oplog/oplog.h"
+#include "oplog/libsys.h"
 #include "oplog/recover.h"
-#include "interpose/real.h"
+#include "sys/real.h"
+#include "sys/self.h"
 #include "map/protect.h"
 #include "staging/adopt.h"
 #include "staging/pool.h"
@@ -30,45 +33,8 @@
 #include "util/msg.h"
 #include "util/stats.h"
 
-struct sfs_global sfs_g = {.priv_dirfd = -1, .stats_fd = -1};
 atomic_int sfs_init_state;
 static __thread int in_init __attribute__((tls_model("initial-exec")));
-
-static int self_pid;
-
-int sfs_self_pid(void)
-{
-	int p = __atomic_load_n(&self_pid, __ATOMIC_RELAXED);
-	if (!p) {
-		p = getpid();
-		__atomic_store_n(&self_pid, p, __ATOMIC_RELAXED);
-	}
-	return p;
-}
-
-void sfs_self_pid_reset(void)
-{
-	__atomic_store_n(&self_pid, 0, __ATOMIC_RELAXED);
-}
-
-int sfs_internal_fd(int fd)
-{
-	int hi = sfs_real.fcntl(fd, F_DUPFD_CLOEXEC, sfs_g.fd_floor);
-	if (hi >= 0) {
-		sfs_real.close(fd);
-		fd = hi;
-	}
-	sfs_fd_set_internal(fd, true);
-	return fd;
-}
-
-void sfs_internal_close(int fd)
-{
-	if (fd < 0)
-		return;
-	sfs_fd_set_internal(fd, false);
-	sfs_real.close(fd);
-}
 
 static long read_long(const char *path, long dflt)
 {
@@ -98,7 +64,7 @@ static int setup_root(void)
 	if (n >= (int)sizeof(sfs_g.priv_dir))
 		return -ENAMETOOLONG;
 	/* Shared by every process and user of the file system, like /tmp. */
-	if (mkdir(sfs_g.priv_dir, 01777) != 0 && errno != EEXIST)
+	if (sfs_real.mkdir(sfs_g.priv_dir, 01777) != 0 && errno != EEXIST)
 		return -errno;
 	int dfd = sfs_real.open(sfs_g.priv_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
@@ -112,69 +78,6 @@ static int setup_root(void)
 	 * they were written on (staging/format.h). */
 	int rc = sfs_mount_instance(sfs_lib_sys(), sfs_g.priv_dirfd, sfs_g.boot_id, &sfs_g.mnt_id);
 	return rc;
-}
-
-static void open_stats_file(void)
-{
-	struct stat st;
-	if (sfs_real.fstat(2, &st) == 0) {
-		sfs_g.stderr_dev = st.st_dev;
-		sfs_g.stderr_ino = st.st_ino;
-	}
-	if (!sfs_g.opt.stats || !sfs_g.opt.stats_file[0])
-		return;
-	int fd = sfs_real.open(sfs_g.opt.stats_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
-			       0644);
-	if (fd >= 0)
-		sfs_g.stats_fd = sfs_internal_fd(fd);
-	else
-		sfs_warn("SPLITFS_STATS_FILE=%s: %s", sfs_g.opt.stats_file, strerror(errno));
-}
-
-void sfs_print_stats(const char *reason)
-{
-	if (!sfs_stats_on)
-		return;
-	if (sfs_g.stats_fd >= 0) {
-		sfs_stats_print(sfs_g.stats_fd, reason);
-		return;
-	}
-	struct stat st;
-	if (sfs_real.fstat(2, &st) == 0 && st.st_dev == sfs_g.stderr_dev &&
-	    st.st_ino == sfs_g.stderr_ino)
-		sfs_stats_print(2, reason);
-}
-
-void sfs_refresh_fsize_limit(void)
-{
-	struct rlimit rl;
-	if (getrlimit(RLIMIT_FSIZE, &rl) == 0)
-		atomic_store(&sfs_g.fsize_limit, rl.rlim_cur);
-}
-
-const struct sfs_sys *sfs_lib_sys(void)
-{
-	static struct sfs_sys s;
-	if (!s.open) {
-		s.open = sfs_real.open;
-		s.openat = sfs_real.openat;
-		s.pread = sfs_real.pread;
-		s.pwrite = sfs_real.pwrite;
-		s.ftruncate = sfs_real.ftruncate;
-		s.fsync = sfs_real.fsync;
-		s.close = sfs_real.close;
-		s.renameat = sfs_real.renameat;
-		s.ioctl = sfs_real.ioctl;
-		s.fstat = sfs_real.fstat;
-		s.mmap = sfs_real.mmap;
-		s.dup = sfs_real.dup;
-		s.unlinkat = sfs_real.unlinkat;
-		s.flock = sfs_real.flock;
-		s.fallocate = sfs_real.fallocate;
-		s.statx = sfs_real.statx;
-		s.fstatat = sfs_real.fstatat;
-	}
-	return &s;
 }
 
 /* Puts back what dead processes left: the staging windows of this user's
@@ -216,6 +119,11 @@ static void do_init(void)
 	}
 	if (!sfs_g.opt.root[0])
 		return;
+	/* Lower layers call up only through what start-up registers here,
+	 * before the first internal fd (stats file, private directory). */
+	sfs_internal_set_marker(sfs_fd_set_internal);
+	sfs_staging_set_housekeeping(sfs_inode_evict_writable);
+	sfs_oplog_set_ops(&sfs_fs_oplog_ops);
 	struct rlimit rl;
 	long soft = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? (long)rl.rlim_cur : 1024;
 	sfs_g.fd_floor = (int)SFS_MIN(soft / 2, 512);
@@ -224,7 +132,7 @@ static void do_init(void)
 	sfs_g.max_vmas = read_long("/proc/sys/vm/max_map_count", 65530) / 4;
 	sfs_g.euid = geteuid();
 	sfs_stats_on = sfs_g.opt.stats;
-	open_stats_file();
+	sfs_stats_open_output();
 	int rc = setup_root();
 	if (rc) {
 		sfs_error("SPLITFS_ROOT=%s: %s; passing every call to the kernel", sfs_g.opt.root,
@@ -234,7 +142,7 @@ static void do_init(void)
 	recover_dead();
 	sfs_protect_init();
 	sfs_guard_install();
-	sfs_signals_install();
+	sfs_signals_install(sfs_flush_before_exit);
 	pthread_atfork(sfs_atfork_prepare, sfs_atfork_parent, sfs_atfork_child);
 	sfs_demote_inherited();
 	if (sfs_g.opt.verbose) {

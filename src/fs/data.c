@@ -19,10 +19,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../init.h"
+#include "../sys/global.h"
 #include "../map/protect.h"
-#include "../interpose/real.h"
-#include "../relink/relink.h"
+#include "../sys/real.h"
 #include "../util/compiler.h"
 #include "../util/guard.h"
 #include "../util/msg.h"
@@ -32,7 +31,9 @@
 #include "flush.h"
 #include "mapcopy.h"
 #include "lease.h"
+#include "logged.h"
 #include "../oplog/oplog.h"
+#include "dax.h"
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
@@ -307,8 +308,8 @@ static ssize_t unleased_pwritev(struct sfs_inode *in, const struct iovec *iov, i
 		size_t n = (size_t)sfs_iov_total(iov, cnt);
 		*at = off;
 		ssize_t w = sfs_logged_pwritev(in, iov, cnt, SFS_MIN(n, SFS_MAX_RW_COUNT), off);
-		if (w > 0 && in->logged) {
-			int rc = sfs_oplog_commit(in);
+		if (w > 0 && in->log.logged) {
+			int rc = sfs_inode_log_commit(in);
 			if (rc)
 				return rc;
 		}

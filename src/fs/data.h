@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Data operations on an inode: reads and overwrites as memcpy on mappings,
+/* Data operations on an inode (reads: read.h): overwrites as memcpy on mappings,
  * appends into the staging window, and the kernel fallback that gives the
  * kernel's own answer whenever the fast path cannot (a fault on a bad user
  * buffer, a mapping budget exhausted, offsets past the radix). */
@@ -26,17 +26,6 @@ static inline uint64_t sfs_iov_total(const struct iovec *iov, int cnt)
 	return total;
 }
 
-/* The file's size as the application sees it: the logical size of a
- * leased file, the kernel's otherwise. -errno if fstat fails. */
-int64_t sfs_inode_size(struct sfs_inode *in);
-
-/* Reads up to n bytes at off. Returns the count or -errno. */
-ssize_t sfs_inode_pread(struct sfs_inode *in, void *buf, size_t n, int64_t off);
-
-/* The same for a vector, as one read: no write of this process changes the
- * range while it is copied (versions.h). iov must be validated. */
-ssize_t sfs_inode_preadv(struct sfs_inode *in, const struct iovec *iov, int cnt, int64_t off);
-
 /* One write at off as POSIX mode does it: stores below the staging
  * boundary, appends into the staging window, the kernel when neither can.
  * Returns n or -errno. Caller holds the lock and has applied the limits. */
@@ -52,9 +41,8 @@ ssize_t sfs_inode_pwrite(struct sfs_inode *in, const void *buf, size_t n, int64_
 ssize_t sfs_inode_pwritev(struct sfs_inode *in, const struct iovec *iov, int cnt, int64_t off,
 			  bool append, int64_t *at);
 
-/* Sync and strict modes (logged.c): the write logged, then applied. The
- * caller holds the inode lock and has applied the size limits. */
-ssize_t sfs_logged_pwritev(struct sfs_inode *in, const struct iovec *iov, int cnt, size_t n,
-			   int64_t off);
+/* Gives the window's space reservation back (it was relinked or dropped).
+ * Caller holds the lock. */
+void sfs_inode_unreserve_locked(struct sfs_inode *in);
 
 #endif

@@ -3,8 +3,10 @@
  * their own stores, and the primitives they flush with. */
 #define _GNU_SOURCE
 
-#include "../init.h"
-#include "../interpose/real.h"
+#include "dax.h"
+
+#include "../sys/global.h"
+#include "../sys/real.h"
 #include "../oplog/oplog.h"
 #include "../staging/pool.h"
 #include "../util/pmem.h"

@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../init.h"
-#include "../interpose/real.h"
+#include "../sys/global.h"
+#include "../sys/real.h"
 #include "../util/compiler.h"
 #include "../util/guard.h"
 #include "data.h"
@@ -23,6 +23,8 @@
 #include "../oplog/oplog.h"
 #include "../staging/adopt.h"
 #include "../util/signals.h"
+#include "logged.h"
+#include "read.h"
 
 #ifndef RWF_NOAPPEND
 #define RWF_NOAPPEND 0x00000020
@@ -332,10 +334,10 @@ int64_t sfs_file_lseek(struct sfs_file *f, int64_t off, int whence)
  * after this close. */
 static int commit_file(struct sfs_inode *in)
 {
-	if (!sfs_oplog_on() || !in->logged)
+	if (!sfs_oplog_on() || !in->log.logged)
 		return 0;
 	sfs_inode_lock(in);
-	int rc = sfs_oplog_commit(in);
+	int rc = sfs_inode_log_commit(in);
 	sfs_inode_unlock(in);
 	return rc;
 }
@@ -395,8 +397,8 @@ void sfs_kview_end(struct sfs_kview *kv)
 	if (sfs_oplog_on()) {
 		/* The kernel changed the file outside the log: durable now, and
 		 * older records must not be replayed over the change. */
-		in->logged = true;
-		sfs_oplog_commit(in);
+		in->log.logged = true;
+		sfs_inode_log_commit(in);
 	}
 	sfs_inode_unlock(in);
 	sfs_file_put(f);

@@ -6,13 +6,45 @@
 #include <sched.h>
 #include <unistd.h>
 
-#include "../init.h"
-#include "../interpose/real.h"
+#include "../sys/global.h"
+#include "../sys/real.h"
 #include "../relink/relink.h"
 #include "../util/stats.h"
 #include "lease.h"
+#include "logged.h"
 #include "process.h"
 #include "../oplog/oplog.h"
+#include "dax.h"
+#include "data.h"
+
+int sfs_relink(struct sfs_inode *in, bool durable)
+{
+	if (!atomic_load(&in->staged))
+		return 0;
+	uint64_t t0 = sfs_stat_start();
+	int64_t base = atomic_load(&in->base);
+	int64_t size = atomic_load(&in->size);
+	struct sfs_relink_target t = {
+		.kfd = in->kfd,
+		.ksize = atomic_load(&in->ksize),
+		.stage = &in->stage,
+		.dax = sfs_inode_on_dax(in),
+	};
+	const struct sfs_relink_ops *ops = sfs_relink_choose(&t, base, size, durable);
+	int rc = sfs_relink_check(&t);
+	if (rc)
+		return rc;
+	/* The blocks this relink allocates come out of the reservation the
+	 * staged appends took (staging/reserve.h). */
+	sfs_inode_unreserve_locked(in);
+	rc = sfs_relink_commit(ops, &t, base, size, t0);
+	if (rc)
+		return rc;
+	atomic_store(&in->ksize, size);
+	atomic_store(&in->staged, false);
+	sfs_inode_staged_changed(-1);
+	return 0;
+}
 
 int sfs_inode_flush_locked(struct sfs_inode *in, enum sfs_flush how)
 {
@@ -107,12 +139,13 @@ int sfs_inode_truncate(struct sfs_inode *in, int fd, const char *path, int64_t l
 		 * on the media), so a crash in between would leave neither
 		 * state. The TRUNCATE record goes first (recovery redoes it)
 		 * and is retired once the kernel's truncation is durable. */
-		bool logged = sfs_oplog_on() && sfs_oplog_truncate(in, len) == 0;
+		bool logged = sfs_oplog_on() &&
+			      sfs_oplog_truncate(&in->log, in->kfd, in->ino, len) == 0;
 		int r = (fd >= 0 ? sfs_real.ftruncate(fd, len) : sfs_real.truncate(path, len)) == 0
 				? 0
 				: -errno;
 		if (logged) { /* durable (its fdatasync), or refused: not to be replayed */
-			int c = sfs_oplog_commit(in);
+			int c = sfs_inode_log_commit(in);
 			if (!r)
 				r = c;
 		} else if (!r && sfs_oplog_on() && sfs_real.fdatasync(in->kfd) != 0) {
@@ -132,7 +165,7 @@ int sfs_inode_truncate(struct sfs_inode *in, int fd, const char *path, int64_t l
 	 * run this file's older records over a truncation it does not know. */
 	bool logged = false;
 	if (!rc && sfs_oplog_on()) {
-		rc = sfs_oplog_truncate(in, len);
+		rc = sfs_oplog_truncate(&in->log, in->kfd, in->ino, len);
 		logged = rc == 0;
 		if (rc == -ENOTSUP) /* no log after all: synced below instead */
 			rc = 0;
@@ -140,7 +173,7 @@ int sfs_inode_truncate(struct sfs_inode *in, int fd, const char *path, int64_t l
 	if (!rc && sfs_real.ftruncate(fd, len) != 0) {
 		rc = -errno;
 		if (logged) /* refused: the record must not be replayed */
-			sfs_oplog_commit(in);
+			sfs_inode_log_commit(in);
 	}
 	if (!rc) {
 		sfs_inode_kernel_changed(in);

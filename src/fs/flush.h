@@ -9,6 +9,11 @@
 
 #include "inode.h"
 
+/* Moves the staging window, if any, into the target (relink/relink.h
+ * picks the backend; durable: an fsync follows). Caller holds the inode
+ * lock with the barrier closed. */
+int sfs_relink(struct sfs_inode *in, bool durable);
+
 enum sfs_flush {
 	SFS_FLUSH_VISIBLE, /* other processes and the kernel must see the data */
 	SFS_FLUSH_DURABLE, /* ... and an fsync follows: use the atomic backend */

@@ -16,8 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../init.h"
-#include "../interpose/real.h"
+#include "../sys/self.h"
+#include "../sys/real.h"
 #include "../util/signals.h"
 #include "../util/stats.h"
 #include "fdtable.h"
@@ -123,7 +123,7 @@ void sfs_forkwatch_born(pid_t pid)
 	sfs_mutex_lock(&lock);
 	pending--;
 	if (pid > 0 && nwatched > 0) {
-		int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+		int pfd = (int)sfs_real.syscall(SYS_pidfd_open, pid, 0);
 		if (pfd < 0 || nchildren == MAX_CHILDREN) {
 			if (pfd >= 0)
 				sfs_real.close(pfd);
@@ -155,7 +155,7 @@ void sfs_forkwatch_forget(int fd)
 
 static bool same_open_file(pid_t pid, int fd, int theirs)
 {
-	return syscall(SYS_kcmp, sfs_self_pid(), pid, KCMP_FILE, fd, theirs) == 0;
+	return sfs_real.syscall(SYS_kcmp, sfs_self_pid(), pid, KCMP_FILE, fd, theirs) == 0;
 }
 
 /* Marks held[i] for every watched descriptor whose open file another
@@ -164,7 +164,7 @@ static bool same_open_file(pid_t pid, int fd, int theirs)
  * from this user's processes without one of them sending it). */
 static void find_other_holders(bool *held)
 {
-	DIR *proc = opendir("/proc");
+	DIR *proc = sfs_real.opendir("/proc");
 	if (!proc) {
 		for (int i = 0; i < nwatched; i++)
 			held[i] = true;
@@ -190,7 +190,7 @@ static void find_other_holders(bool *held)
 		struct dirent *f;
 		while ((f = readdir(fds)) != NULL) {
 			struct stat st;
-			if (f->d_name[0] == '.' || fstatat(dfd, f->d_name, &st, 0) != 0 ||
+			if (f->d_name[0] == '.' || sfs_real.fstatat(dfd, f->d_name, &st, 0) != 0 ||
 			    !S_ISREG(st.st_mode))
 				continue;
 			int theirs = atoi(f->d_name);

@@ -13,10 +13,10 @@
 #include <unistd.h>
 
 #include "../map/protect.h"
-#include "../init.h"
-#include "../interpose/real.h"
+#include "../sys/global.h"
+#include "../sys/self.h"
+#include "../sys/real.h"
 #include "../oplog/oplog.h"
-#include "../relink/relink.h"
 #include "../staging/pool.h"
 #include "../util/compiler.h"
 #include "../util/msg.h"
@@ -24,8 +24,12 @@
 #include "fdtable.h"
 #include "file.h"
 #include "lease.h"
+#include "logged.h"
 #include "openfile.h"
 #include "../util/signals.h"
+#include "dax.h"
+#include "kernel_files.h"
+#include "data.h"
 
 #define NBUCKETS 4096
 #define CACHE_MAX 32 /* closed inodes kept with their mappings (paper §3.5) */
@@ -180,8 +184,8 @@ static void destroy(struct sfs_inode *in)
 	 * same file binds a new id, and replay must not run these after that
 	 * one's). */
 	sfs_lease_drop_locked(in);
-	if (in->logged)
-		sfs_oplog_commit(in);
+	if (in->log.logged)
+		sfs_inode_log_commit(in);
 	sfs_inode_unreserve_locked(in);
 	sfs_inode_unlock(in);
 	if (atomic_load(&in->staged))
@@ -453,7 +457,7 @@ int sfs_inode_app_fds(struct sfs_inode *in, int *out, int max)
  * records over that). */
 static void release_if_last(struct sfs_inode *in)
 {
-	if (!sfs_inode_leased(in) && !in->logged)
+	if (!sfs_inode_leased(in) && !in->log.logged)
 		return;
 	sfs_mutex_lock(&table_lock);
 	bool last = in->refs == 1;
@@ -461,8 +465,8 @@ static void release_if_last(struct sfs_inode *in)
 	if (last) {
 		sfs_inode_lock(in);
 		sfs_lease_drop_locked(in);
-		if (in->logged)
-			sfs_oplog_commit(in);
+		if (in->log.logged)
+			sfs_inode_log_commit(in);
 		sfs_inode_unlock(in);
 	}
 }

@@ -50,6 +50,7 @@
 #include <sys/stat.h>
 
 #include "../map/maptab.h"
+#include "../oplog/oplog.h"
 #include "../staging/stage.h"
 #include "../util/compiler.h"
 #include "../util/signals.h"
@@ -155,13 +156,9 @@ struct sfs_inode {
 	atomic_bool kdirty;
 	_Atomic uint64_t synced_meta; /* sfs_meta_epoch at the last kernel fsync */
 
-	/* The operation log (sync/strict; oplog.h), under the lock: the file's
-	 * id in the log's generation log_gen, and whether records since its
-	 * last COMMIT exist. logged is atomic: close and the last put read
-	 * it without the lock, to skip the lock (commit_file, release_if_last). */
-	uint32_t log_file;
-	uint64_t log_gen;
-	atomic_bool logged;
+	/* The operation log (sync/strict): the file's place in it
+	 * (oplog/oplog.h), under the lock except log.logged. */
+	struct sfs_oplog_file log;
 	/* The application took POSIX record locks on the file (fcntl F_SETLK*,
 	 * lockf). Closing any descriptor of a file drops all of the process's
 	 * locks on it, so until the last application file closes the library
@@ -290,13 +287,9 @@ void sfs_inode_staged_changed(int delta);
  * data belongs to the parent). */
 void sfs_inode_table_reset(void);
 
-/* Gives the window's space reservation back (it was relinked or dropped).
- * Caller holds the lock. */
 /* Gives the target's mappings the protection nwriters and SPLITFS_PROTECT
  * call for (maps_rw). Caller holds the lock. */
 void sfs_inode_maps_follow_writers(struct sfs_inode *in);
-
-void sfs_inode_unreserve_locked(struct sfs_inode *in);
 
 /* Refreshes ksize/size from the kernel's size (fstat under the lock) when
  * nothing is staged: a call this process passed to the kernel may have
@@ -306,46 +299,6 @@ void sfs_inode_resync_locked(struct sfs_inode *in);
 /* The application's descriptors of the inode (fd numbers whose file refers
  * to it), at most max into out; returns how many there are. */
 int sfs_inode_app_fds(struct sfs_inode *in, int *out, int max);
-
-/* A forked child: the sets' locks are usable again (kernel_files.c). */
-void sfs_kernel_sets_reset(void);
-
-/* Files on which the process took POSIX record locks (through any
- * descriptor): the library must not close a descriptor of them while the
- * application may hold locks (a close drops them all). */
-bool sfs_posix_locked(dev_t dev, ino_t ino);
-void sfs_posix_locked_add(dev_t dev, ino_t ino);
-
-/* Whether the file's data lies on DAX as this process uses it: POSIX mode
- * on a DAX file (in->dax), or sync/strict modes with the log on DAX (their
- * writes are then stores, logged.c). No page cache: a store dirties no
- * folio and a write fault costs the same as a populate (fs/dax.c). */
-bool sfs_inode_on_dax(const struct sfs_inode *in);
-
-/* Decides in->dax (and maps.sync) for the inode's descriptor (fs/dax.c). */
-void sfs_inode_dax_setup(struct sfs_inode *in);
-
-/* Whether this inode's stores are flushed by the library (POSIX mode on
- * DAX, MAP_SYNC mappings, synced by the application before, libpmem2's
- * primitives known; if they are not, learning them starts in the
- * background). Caller holds the inode lock. */
-bool sfs_inode_dax_flushes(struct sfs_inode *in);
-
-/* Starts learning libpmem2's primitives in the background if this is a
- * POSIX-mode DAX file and no one has (the application synced it: its
- * stores will be flushed from now on). */
-void sfs_inode_dax_learn(struct sfs_inode *in);
-
-/* Counts the metadata calls the kernel served (chmod, utimes, rename, ...:
- * the "durable" rows of entrypoints.tsv). The kernel's fsync of a file
- * would make such a change of it durable; the DAX fsync without a system
- * call (flush.c) is taken only while none happened since the file's last
- * kernel fsync (per process, not per file: rare enough). */
-extern _Atomic uint64_t sfs_meta_epoch;
-static inline void sfs_meta_changed(void)
-{
-	atomic_fetch_add_explicit(&sfs_meta_epoch, 1, memory_order_relaxed);
-}
 
 /* The kernel changed the file in a way only its fsync makes durable. */
 static inline void sfs_inode_kernel_changed(struct sfs_inode *in)

@@ -2,6 +2,8 @@
 /* The set of files this process treats specially whatever their inode
  * objects do: files with POSIX record locks (inode.h). */
 #define _GNU_SOURCE
+#include "kernel_files.h"
+
 #include "inode.h"
 
 #include "../util/msg.h"

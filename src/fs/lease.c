@@ -11,15 +11,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../init.h"
-#include "../interpose/real.h"
+#include "../sys/real.h"
 #include "../oplog/oplog.h"
 #include "../util/compiler.h"
 #include "../util/msg.h"
 #include "../util/stats.h"
 #include "../util/threads.h"
 #include "flush.h"
+#include "logged.h"
 #include "../util/signals.h"
+#include "data.h"
 
 /* Data operations on a file that is not leased before the library asks
  * for a lease: a file read or written once or twice is cheaper left to
@@ -94,7 +95,7 @@ static void *service(void *unused)
 {
 	(void)unused;
 	sfs_thread_mine();
-	atomic_store(&service_tid, (pid_t)syscall(SYS_gettid));
+	atomic_store(&service_tid, (pid_t)sfs_real.syscall(SYS_gettid));
 	sigset_t set;
 	sigemptyset(&set);
 	sigaddset(&set, sfs_lease_sig());
@@ -115,7 +116,7 @@ static void handler(int sig, siginfo_t *info, void *ctx)
 	if (info->si_code == POLL_MSG) {
 		pid_t tid = atomic_load(&service_tid);
 		if (tid)
-			syscall(SYS_tgkill, getpid(), tid, sig);
+			sfs_real.syscall(SYS_tgkill, getpid(), tid, sig);
 		return;
 	}
 	struct sigaction a = app_act;
@@ -131,7 +132,7 @@ static void handler(int sig, siginfo_t *info, void *ctx)
 		sigemptyset(&one);
 		sigaddset(&one, sig);
 		pthread_sigmask(SIG_UNBLOCK, &one, NULL);
-		syscall(SYS_tgkill, getpid(), (pid_t)syscall(SYS_gettid), sig);
+		sfs_real.syscall(SYS_tgkill, getpid(), (pid_t)sfs_real.syscall(SYS_gettid), sig);
 		return;
 	}
 	if (a.sa_flags & SA_SIGINFO)
@@ -255,8 +256,8 @@ int sfs_lease_drop_locked(struct sfs_inode *in)
 	}
 	/* Sync and strict: the file durable and its records dead, so that no
 	 * replay writes them over what the next user of the file writes. */
-	if (in->logged) {
-		int c = sfs_oplog_commit(in);
+	if (in->log.logged) {
+		int c = sfs_inode_log_commit(in);
 		if (!rc)
 			rc = c;
 	}

@@ -3,12 +3,14 @@
  * synchronous write, then applied to the file's page cache; nothing is
  * staged. The caller holds the inode lock. */
 #define _GNU_SOURCE
+#include "logged.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../init.h"
-#include "../interpose/real.h"
+#include "../sys/global.h"
+#include "../sys/real.h"
 #include "../oplog/oplog.h"
 #include "../util/compiler.h"
 #include "../util/guard.h"
@@ -69,7 +71,7 @@ static void release(size_t n)
  * part inside the file stored through the mapping, an append into the
  * staging window, no system call. The record has the bytes until the
  * window is relinked and the file fsynced: at a close or truncation, by a
- * COMMIT (sfs_oplog_commit relinks first), or by the checkpoint before it
+ * COMMIT (sfs_inode_log_commit relinks first), or by the checkpoint before it
  * kills the records (flush.c: sfs_relink_held). */
 /* Returns n, or what the kernel took when it ran out of space part-way
  * (a short count, as write(2) returns), or -errno when it took nothing. */
@@ -110,8 +112,8 @@ static ssize_t direct(struct sfs_inode *in, const char *data, size_t n, int64_t 
 	ssize_t w = apply(in, data, n, off);
 	if (w <= 0)
 		return w;
-	in->logged = true;
-	int rc = sfs_oplog_commit(in); /* fdatasync, then COMMIT */
+	in->log.logged = true;
+	int rc = sfs_inode_log_commit(in); /* fdatasync, then COMMIT */
 	return rc ? rc : w;
 }
 
@@ -147,8 +149,8 @@ static ssize_t faulted(struct sfs_inode *in, const struct iovec *iov, int cnt, s
 		atomic_store(&in->ksize, end);
 		atomic_store_explicit(&in->size, end, memory_order_release);
 	}
-	in->logged = true;
-	rc = sfs_oplog_commit(in);
+	in->log.logged = true;
+	rc = sfs_inode_log_commit(in);
 	return rc ? rc : w;
 }
 
@@ -175,7 +177,7 @@ ssize_t sfs_logged_pwritev(struct sfs_inode *in, const struct iovec *iov, int cn
 	if (nolog || (sfs_g.opt.mode == SFS_MODE_SYNC && n >= SYNC_DIRECT_MIN))
 		rc = -E2BIG; /* sync mode without a log, or a large write: durable, direct */
 	else
-		rc = sfs_oplog_write(in, &one, 1, n, off, after);
+		rc = sfs_oplog_write(&in->log, in->kfd, in->ino, &one, 1, n, off, after);
 	if (rc == -E2BIG || rc == -ENOTSUP) { /* too big, or no log after all */
 		ret = direct(in, data, n, off);
 	} else if (rc) {
@@ -196,10 +198,41 @@ ssize_t sfs_logged_pwritev(struct sfs_inode *in, const struct iovec *iov, int cn
 				}
 				ret = -ENOSPC;
 			}
-			in->logged = true;
-			sfs_oplog_commit(in);
+			in->log.logged = true;
+			sfs_inode_log_commit(in);
 		}
 	}
 	release(n);
 	return ret;
 }
+
+int sfs_inode_log_commit(struct sfs_inode *in)
+{
+	if (!in->log.logged)
+		return 0;
+	/* A DAX window's bytes are only in the records: into the file first. */
+	if (atomic_load(&in->staged)) {
+		int rc = sfs_inode_flush_locked(in, SFS_FLUSH_VISIBLE);
+		if (rc)
+			return rc;
+	}
+	return sfs_oplog_commit(&in->log, in->kfd);
+}
+
+static void fsync_logged(struct sfs_inode *in, void *unused)
+{
+	(void)unused;
+	sfs_relink_for_checkpoint(in); /* a DAX window's bytes into the file */
+	if (in->log.logged)
+		sfs_real.fdatasync(in->kfd);
+}
+
+static void sync_logged_files(void)
+{
+	sfs_inode_foreach(fsync_logged, NULL);
+}
+
+const struct sfs_oplog_ops sfs_fs_oplog_ops = {
+	.relink_held = sfs_relink_held,
+	.sync_files = sync_logged_files,
+};

@@ -6,13 +6,14 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "../init.h"
-#include "../interpose/real.h"
+#include "../sys/global.h"
+#include "../sys/real.h"
 #include "../map/protect.h"
 #include "../util/compiler.h"
 #include "../util/guard.h"
 #include "../util/pmem.h"
 #include "../util/stats.h"
+#include "dax.h"
 
 int sfs_map_copy(struct sfs_inode *in, int64_t off, char *buf, size_t n, bool to_file)
 {

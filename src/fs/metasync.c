@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../init.h"
-#include "../interpose/real.h"
+#include "../sys/global.h"
+#include "../sys/real.h"
 #include "../oplog/oplog.h"
 #include "fdtable.h"
 #include "file.h"
@@ -131,8 +131,8 @@ int sfs_metasync_open(int fd, int flags, int dirfd, const char *path, bool creat
 	if (f) {
 		struct sfs_inode *in = f->inode;
 		sfs_inode_lock(in);
-		if (in->logged && sfs_oplog_on())
-			rc = sfs_oplog_truncate(in, 0);
+		if (in->log.logged && sfs_oplog_on())
+			rc = sfs_oplog_truncate(&in->log, in->kfd, in->ino, 0);
 		sfs_inode_unlock(in);
 		sfs_file_put(f);
 	}

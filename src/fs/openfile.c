@@ -6,11 +6,13 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "../init.h"
-#include "../interpose/real.h"
+#include "../sys/global.h"
+#include "../sys/self.h"
+#include "../sys/real.h"
 #include "../util/compiler.h"
 #include "fdtable.h"
 #include "inode.h"
+#include "dax.h"
 
 /* A new open file of the file open at fd, with access mode acc (O_RDWR or
  * O_RDONLY), or -errno. Through /proc: the kernel checks the caller's

@@ -9,8 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../init.h"
-#include "../interpose/real.h"
+#include "../sys/global.h"
+#include "../sys/self.h"
+#include "../sys/real.h"
 #include "../staging/pool.h"
 #include "../staging/reserve.h"
 #include "../util/compiler.h"
@@ -22,8 +23,10 @@
 #include "flush.h"
 #include "forkwatch.h"
 #include "lease.h"
+#include "logged.h"
 #include "../oplog/oplog.h"
 #include "../util/signals.h"
+#include "kernel_files.h"
 
 /* The status flags fcntl(F_SETFL) sets on an open file. */
 #define SETFL_BITS (O_APPEND | O_NONBLOCK | O_NOATIME | O_ASYNC | O_DIRECT)
@@ -138,8 +141,8 @@ void sfs_demote_inode(struct sfs_inode *in)
 {
 	sfs_inode_lock(in);
 	sfs_lease_drop_locked(in); /* relinks, retires the log records */
-	if (in->logged)
-		sfs_oplog_commit(in);
+	if (in->log.logged)
+		sfs_inode_log_commit(in);
 	in->mergeable = false;
 	sfs_inode_unlock(in);
 	sfs_inode_unhash(in); /* a later open makes a new one */
@@ -238,7 +241,7 @@ void sfs_demote_inherited(void)
 {
 	if (!sfs_oplog_on())
 		return;
-	DIR *d = opendir("/proc/thread-self/fd");
+	DIR *d = sfs_real.opendir("/proc/thread-self/fd");
 	if (!d)
 		return;
 	int self = dirfd(d);

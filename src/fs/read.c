@@ -3,13 +3,15 @@
  * mappings and the staging window; the kernel's answer where the library
  * cannot give one. */
 #define _GNU_SOURCE
+#include "read.h"
+
 #include <errno.h>
 #include <sched.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 
-#include "../interpose/real.h"
-#include "../relink/relink.h"
+#include "../sys/real.h"
+#include "flush.h"
 #include "../util/compiler.h"
 #include "../util/stats.h"
 #include "data.h"

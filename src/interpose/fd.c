@@ -16,6 +16,7 @@
 #include "../fs/process.h"
 #include "../util/msg.h"
 #include "wrap.h"
+#include "../fs/kernel_files.h"
 
 #ifndef CLOSE_RANGE_UNSHARE
 #define CLOSE_RANGE_UNSHARE (1U << 1)
@@ -187,14 +188,7 @@ SFS_EXPORT int lockf(int fd, int cmd, off_t len)
 	return r;
 }
 
-SFS_EXPORT int lockf64(int fd, int cmd, off_t len)
-{
-	sfs_init();
-	int r = sfs_real.lockf64(fd, cmd, len);
-	if (r == 0 && sfs_g.active && (cmd == F_LOCK || cmd == F_TLOCK))
-		noted_posix_lock(fd);
-	return r;
-}
+SFS_ALIAS(lockf64, lockf);
 
 /* The status flags F_SETFL may change (the rest of f->flags stays). */
 #define SETFL_MASK (O_APPEND | O_NONBLOCK | O_NOATIME | O_DIRECT | O_ASYNC)

@@ -36,16 +36,4 @@ SFS_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t
 	return sfs_real.mmap(addr, len, prot, flags, fd, off);
 }
 
-SFS_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
-{
-	static void *early;
-	if (!sfs_initialized()) {
-		void *(*fn)(void *, size_t, int, int, int, off_t) = sfs_early_next("mmap64", &early);
-		return fn(addr, len, prot, flags, fd, off);
-	}
-	if (!(flags & MAP_ANONYMOUS)) {
-		SFS_HIDE_INTERNAL(fd, MAP_FAILED);
-		before_map(fd);
-	}
-	return sfs_real.mmap64(addr, len, prot, flags, fd, off);
-}
+SFS_ALIAS(mmap64, mmap);

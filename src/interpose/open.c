@@ -54,13 +54,7 @@ SFS_EXPORT int open(const char *path, int flags, ...)
 	return opened_at(fd, flags, AT_FDCWD, path, creating);
 }
 
-SFS_EXPORT int open64(const char *path, int flags, ...)
-{
-	GET_MODE(flags);
-	bool creating = before(AT_FDCWD, path, flags);
-	int fd = SFS_FD_RETRY(int, -1, sfs_real.open64(path, flags, mode));
-	return opened_at(fd, flags, AT_FDCWD, path, creating);
-}
+SFS_ALIAS(open64, open);
 
 SFS_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 {
@@ -70,13 +64,7 @@ SFS_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 	return opened_at(fd, flags, dirfd, path, creating);
 }
 
-SFS_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
-{
-	GET_MODE(flags);
-	bool creating = before(dirfd, path, flags);
-	int fd = SFS_FD_RETRY(int, -1, sfs_real.openat64(dirfd, path, flags, mode));
-	return opened_at(fd, flags, dirfd, path, creating);
-}
+SFS_ALIAS(openat64, openat);
 
 /* _FORTIFY_SOURCE turns open(p, f) without a mode into these (glibc does
  * not declare them in a public header). */
@@ -92,12 +80,7 @@ SFS_EXPORT int __open_2(const char *path, int flags)
 	return opened_at(fd, flags, AT_FDCWD, path, creating);
 }
 
-SFS_EXPORT int __open64_2(const char *path, int flags)
-{
-	bool creating = before(AT_FDCWD, path, flags);
-	int fd = SFS_FD_RETRY(int, -1, sfs_real.__open64_2(path, flags));
-	return opened_at(fd, flags, AT_FDCWD, path, creating);
-}
+SFS_ALIAS(__open64_2, __open_2);
 
 SFS_EXPORT int __openat_2(int dirfd, const char *path, int flags)
 {
@@ -106,12 +89,7 @@ SFS_EXPORT int __openat_2(int dirfd, const char *path, int flags)
 	return opened_at(fd, flags, dirfd, path, creating);
 }
 
-SFS_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
-{
-	bool creating = before(dirfd, path, flags);
-	int fd = SFS_FD_RETRY(int, -1, sfs_real.__openat64_2(dirfd, path, flags));
-	return opened_at(fd, flags, dirfd, path, creating);
-}
+SFS_ALIAS(__openat64_2, __openat_2);
 
 SFS_EXPORT int creat(const char *path, mode_t mode)
 {
@@ -120,12 +98,7 @@ SFS_EXPORT int creat(const char *path, mode_t mode)
 	return opened_at(fd, O_CREAT | O_WRONLY | O_TRUNC, AT_FDCWD, path, creating);
 }
 
-SFS_EXPORT int creat64(const char *path, mode_t mode)
-{
-	bool creating = before(AT_FDCWD, path, O_CREAT | O_TRUNC);
-	int fd = SFS_FD_RETRY(int, -1, sfs_real.creat64(path, mode));
-	return opened_at(fd, O_CREAT | O_WRONLY | O_TRUNC, AT_FDCWD, path, creating);
-}
+SFS_ALIAS(creat64, creat);
 
 /* mkstemp and friends create and open through glibc's internal open: the
  * new descriptor is handed to the library here, and in sync and strict
@@ -143,11 +116,7 @@ SFS_EXPORT int mkstemp(char *tmpl)
 	return made_temp(sfs_real.mkstemp(tmpl), 0, tmpl);
 }
 
-SFS_EXPORT int mkstemp64(char *tmpl)
-{
-	sfs_init();
-	return made_temp(sfs_real.mkstemp64(tmpl), 0, tmpl);
-}
+SFS_ALIAS(mkstemp64, mkstemp);
 
 SFS_EXPORT int mkostemp(char *tmpl, int flags)
 {
@@ -155,11 +124,7 @@ SFS_EXPORT int mkostemp(char *tmpl, int flags)
 	return made_temp(sfs_real.mkostemp(tmpl, flags), flags, tmpl);
 }
 
-SFS_EXPORT int mkostemp64(char *tmpl, int flags)
-{
-	sfs_init();
-	return made_temp(sfs_real.mkostemp64(tmpl, flags), flags, tmpl);
-}
+SFS_ALIAS(mkostemp64, mkostemp);
 
 SFS_EXPORT int mkstemps(char *tmpl, int suffixlen)
 {
@@ -167,11 +132,7 @@ SFS_EXPORT int mkstemps(char *tmpl, int suffixlen)
 	return made_temp(sfs_real.mkstemps(tmpl, suffixlen), 0, tmpl);
 }
 
-SFS_EXPORT int mkstemps64(char *tmpl, int suffixlen)
-{
-	sfs_init();
-	return made_temp(sfs_real.mkstemps64(tmpl, suffixlen), 0, tmpl);
-}
+SFS_ALIAS(mkstemps64, mkstemps);
 
 SFS_EXPORT int mkostemps(char *tmpl, int suffixlen, int flags)
 {
@@ -179,8 +140,4 @@ SFS_EXPORT int mkostemps(char *tmpl, int suffixlen, int flags)
 	return made_temp(sfs_real.mkostemps(tmpl, suffixlen, flags), flags, tmpl);
 }
 
-SFS_EXPORT int mkostemps64(char *tmpl, int suffixlen, int flags)
-{
-	sfs_init();
-	return made_temp(sfs_real.mkostemps64(tmpl, suffixlen, flags), flags, tmpl);
-}
+SFS_ALIAS(mkostemps64, mkostemps);

@@ -31,12 +31,7 @@ NO_SANITIZE SFS_EXPORT int setrlimit(__rlimit_resource_t resource, const struct 
 	return refreshed(fn(resource, rl), (int)resource);
 }
 
-NO_SANITIZE SFS_EXPORT int setrlimit64(__rlimit_resource_t resource, const struct rlimit64 *rl)
-{
-	static void *real;
-	int (*fn)(__rlimit_resource_t, const struct rlimit64 *) = next("setrlimit64", &real);
-	return refreshed(fn(resource, rl), (int)resource);
-}
+SFS_ALIAS(setrlimit64, setrlimit);
 
 NO_SANITIZE SFS_EXPORT int prlimit(pid_t pid, __rlimit_resource_t resource,
 				   const struct rlimit *rl, struct rlimit *old)
@@ -48,12 +43,4 @@ NO_SANITIZE SFS_EXPORT int prlimit(pid_t pid, __rlimit_resource_t resource,
 	return rl && (pid == 0 || pid == getpid()) ? refreshed(r, (int)resource) : r;
 }
 
-NO_SANITIZE SFS_EXPORT int prlimit64(pid_t pid, __rlimit_resource_t resource,
-				     const struct rlimit64 *rl, struct rlimit64 *old)
-{
-	static void *real;
-	int (*fn)(pid_t, __rlimit_resource_t, const struct rlimit64 *, struct rlimit64 *) =
-		next("prlimit64", &real);
-	int r = fn(pid, resource, rl, old);
-	return rl && (pid == 0 || pid == getpid()) ? refreshed(r, (int)resource) : r;
-}
+SFS_ALIAS(prlimit64, prlimit);

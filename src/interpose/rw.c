@@ -38,16 +38,7 @@ SFS_EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
 		   sfs_real.pread(fd, buf, n, off));
 }
 
-SFS_EXPORT ssize_t pread64(int fd, void *buf, size_t n, off_t off)
-{
-	SFS_HIDE_INTERNAL(fd, -1);
-	struct sfs_file *f = sfs_wrap_file(fd);
-	if (!f)
-		return sfs_real.pread64(fd, buf, n, off);
-	uint64_t t0 = sfs_stat_start();
-	SFS_FINISH(f, SFS_CALL_pread, t0, sfs_file_pread(f, buf, n, off),
-		   sfs_real.pread64(fd, buf, n, off));
-}
+SFS_ALIAS(pread64, pread);
 
 SFS_EXPORT ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen)
 {
@@ -85,13 +76,4 @@ SFS_EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 		   sfs_kernel_wrote(fd, sfs_real.pwrite(fd, buf, n, off)));
 }
 
-SFS_EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off)
-{
-	SFS_HIDE_INTERNAL(fd, -1);
-	struct sfs_file *f = sfs_wrap_file(fd);
-	if (!f)
-		return sfs_kernel_wrote(fd, sfs_real.pwrite64(fd, buf, n, off));
-	uint64_t t0 = sfs_stat_start();
-	SFS_FINISH(f, SFS_CALL_pwrite, t0, sfs_file_pwrite(f, buf, n, off),
-		   sfs_kernel_wrote(fd, sfs_real.pwrite64(fd, buf, n, off)));
-}
+SFS_ALIAS(pwrite64, pwrite);

@@ -21,16 +21,7 @@ SFS_EXPORT off_t lseek(int fd, off_t off, int whence)
 		   sfs_real.lseek(fd, off, whence));
 }
 
-SFS_EXPORT off_t lseek64(int fd, off_t off, int whence)
-{
-	SFS_HIDE_INTERNAL(fd, -1);
-	struct sfs_file *f = sfs_wrap_file(fd);
-	if (!f)
-		return sfs_real.lseek64(fd, off, whence);
-	uint64_t t0 = sfs_stat_start();
-	SFS_FINISH(f, SFS_CALL_lseek, t0, sfs_file_lseek(f, off, whence),
-		   sfs_real.lseek64(fd, off, whence));
-}
+SFS_ALIAS(lseek64, lseek);
 
 static int ftruncate_impl(int (*real)(int, off_t), int fd, off_t len)
 {
@@ -53,11 +44,7 @@ SFS_EXPORT int ftruncate(int fd, off_t len)
 	return ftruncate_impl(sfs_real.ftruncate, fd, len);
 }
 
-SFS_EXPORT int ftruncate64(int fd, off_t len)
-{
-	sfs_init();
-	return ftruncate_impl(sfs_real.ftruncate64, fd, len);
-}
+SFS_ALIAS(ftruncate64, ftruncate);
 
 /* Sync/strict, a file this process does not have open: the kernel zeroes
  * the tail of the new last block before the new size is in its journal, so
@@ -111,11 +98,7 @@ SFS_EXPORT int truncate(const char *path, off_t len)
 	return truncate_impl(sfs_real.truncate, path, len);
 }
 
-SFS_EXPORT int truncate64(const char *path, off_t len)
-{
-	sfs_init();
-	return truncate_impl(sfs_real.truncate64, path, len);
-}
+SFS_ALIAS(truncate64, truncate);
 
 /* fallocate changes blocks and maybe the size: the kernel does it, on a
  * complete view of the file, and the library re-reads the size after. */
@@ -143,11 +126,7 @@ SFS_EXPORT int fallocate(int fd, int mode, off_t off, off_t len)
 	return fallocate_impl(sfs_real.fallocate, fd, mode, off, len);
 }
 
-SFS_EXPORT int fallocate64(int fd, int mode, off_t off, off_t len)
-{
-	sfs_init();
-	return fallocate_impl(sfs_real.fallocate64, fd, mode, off, len);
-}
+SFS_ALIAS(fallocate64, fallocate);
 
 /* posix_fallocate returns an error number instead of setting errno. */
 static int posix_fallocate_impl(int (*real)(int, off_t, off_t), int fd, off_t off, off_t len)
@@ -177,8 +156,4 @@ SFS_EXPORT int posix_fallocate(int fd, off_t off, off_t len)
 	return posix_fallocate_impl(sfs_real.posix_fallocate, fd, off, len);
 }
 
-SFS_EXPORT int posix_fallocate64(int fd, off_t off, off_t len)
-{
-	sfs_init();
-	return posix_fallocate_impl(sfs_real.posix_fallocate64, fd, off, len);
-}
+SFS_ALIAS(posix_fallocate64, posix_fallocate);

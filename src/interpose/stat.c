@@ -85,14 +85,7 @@ SFS_EXPORT int fstat(int fd, struct stat *st)
 	return r;
 }
 
-SFS_EXPORT int fstat64(int fd, struct stat64 *st)
-{
-	sfs_init();
-	SFS_HIDE_INTERNAL(fd, -1);
-	int r = sfs_real.fstat64(fd, st);
-	patch(r, (struct stat *)st);
-	return r;
-}
+SFS_ALIAS(fstat64, fstat);
 
 SFS_EXPORT int stat(const char *path, struct stat *st)
 {
@@ -102,13 +95,7 @@ SFS_EXPORT int stat(const char *path, struct stat *st)
 	return r;
 }
 
-SFS_EXPORT int stat64(const char *path, struct stat64 *st)
-{
-	sfs_init();
-	int r = sfs_real.stat64(path, st);
-	patch(r, (struct stat *)st);
-	return r;
-}
+SFS_ALIAS(stat64, stat);
 
 SFS_EXPORT int lstat(const char *path, struct stat *st)
 {
@@ -118,13 +105,7 @@ SFS_EXPORT int lstat(const char *path, struct stat *st)
 	return r;
 }
 
-SFS_EXPORT int lstat64(const char *path, struct stat64 *st)
-{
-	sfs_init();
-	int r = sfs_real.lstat64(path, st);
-	patch(r, (struct stat *)st);
-	return r;
-}
+SFS_ALIAS(lstat64, lstat);
 
 SFS_EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags)
 {
@@ -134,13 +115,7 @@ SFS_EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags)
 	return r;
 }
 
-SFS_EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
-{
-	sfs_init();
-	int r = sfs_real.fstatat64(dirfd, path, st, flags);
-	patch(r, (struct stat *)st);
-	return r;
-}
+SFS_ALIAS(fstatat64, fstatat);
 
 SFS_EXPORT int statx(int dirfd, const char *path, int flags, unsigned int mask, struct statx *stx)
 {

@@ -57,16 +57,7 @@ SFS_EXPORT ssize_t preadv(int fd, const struct iovec *iov, int cnt, off_t off)
 		   sfs_real.preadv(fd, iov, cnt, off));
 }
 
-SFS_EXPORT ssize_t preadv64(int fd, const struct iovec *iov, int cnt, off_t off)
-{
-	SFS_HIDE_INTERNAL(fd, -1);
-	struct sfs_file *f = sfs_wrap_file(fd);
-	if (!f)
-		return sfs_real.preadv64(fd, iov, cnt, off);
-	uint64_t t0 = sfs_stat_start();
-	SFS_FINISH(f, SFS_CALL_readv, t0, readv_at(f, iov, cnt, off, 0, false),
-		   sfs_real.preadv64(fd, iov, cnt, off));
-}
+SFS_ALIAS(preadv64, preadv);
 
 SFS_EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
 {
@@ -79,16 +70,7 @@ SFS_EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
 		   sfs_kernel_wrote(fd, sfs_real.pwritev(fd, iov, cnt, off)));
 }
 
-SFS_EXPORT ssize_t pwritev64(int fd, const struct iovec *iov, int cnt, off_t off)
-{
-	SFS_HIDE_INTERNAL(fd, -1);
-	struct sfs_file *f = sfs_wrap_file(fd);
-	if (!f)
-		return sfs_kernel_wrote(fd, sfs_real.pwritev64(fd, iov, cnt, off));
-	uint64_t t0 = sfs_stat_start();
-	SFS_FINISH(f, SFS_CALL_writev, t0, writev_at(f, iov, cnt, off, 0, false),
-		   sfs_kernel_wrote(fd, sfs_real.pwritev64(fd, iov, cnt, off)));
-}
+SFS_ALIAS(pwritev64, pwritev);
 
 /* A v2 call with RWF_* flags the library does not serve (-ENOTSUP) goes to
  * the kernel, which then serves the file (process.h). */
@@ -113,17 +95,7 @@ SFS_EXPORT ssize_t preadv2(int fd, const struct iovec *iov, int cnt, off_t off, 
 	SFS_FINISH(f, SFS_CALL_readv, t0, r, sfs_real.preadv2(fd, iov, cnt, off, rwf));
 }
 
-SFS_EXPORT ssize_t preadv64v2(int fd, const struct iovec *iov, int cnt, off_t off, int rwf)
-{
-	SFS_HIDE_INTERNAL(fd, -1);
-	struct sfs_file *f = sfs_wrap_file(fd);
-	if (!f)
-		return sfs_real.preadv64v2(fd, iov, cnt, off, rwf);
-	uint64_t t0 = sfs_stat_start();
-	long r = readv_at(f, iov, cnt, off, rwf, true);
-	V2_KERNEL(r, sfs_real.preadv64v2(fd, iov, cnt, off, rwf));
-	SFS_FINISH(f, SFS_CALL_readv, t0, r, sfs_real.preadv64v2(fd, iov, cnt, off, rwf));
-}
+SFS_ALIAS(preadv64v2, preadv2);
 
 SFS_EXPORT ssize_t pwritev2(int fd, const struct iovec *iov, int cnt, off_t off, int rwf)
 {
@@ -138,15 +110,4 @@ SFS_EXPORT ssize_t pwritev2(int fd, const struct iovec *iov, int cnt, off_t off,
 		   sfs_kernel_wrote(fd, sfs_real.pwritev2(fd, iov, cnt, off, rwf)));
 }
 
-SFS_EXPORT ssize_t pwritev64v2(int fd, const struct iovec *iov, int cnt, off_t off, int rwf)
-{
-	SFS_HIDE_INTERNAL(fd, -1);
-	struct sfs_file *f = sfs_wrap_file(fd);
-	if (!f)
-		return sfs_kernel_wrote(fd, sfs_real.pwritev64v2(fd, iov, cnt, off, rwf));
-	uint64_t t0 = sfs_stat_start();
-	long r = writev_at(f, iov, cnt, off, rwf, true);
-	V2_KERNEL(r, sfs_kernel_wrote(fd, sfs_real.pwritev64v2(fd, iov, cnt, off, rwf)));
-	SFS_FINISH(f, SFS_CALL_writev, t0, r,
-		   sfs_kernel_wrote(fd, sfs_real.pwritev64v2(fd, iov, cnt, off, rwf)));
-}
+SFS_ALIAS(pwritev64v2, pwritev2);

@@ -17,7 +17,18 @@
 #include "../util/compiler.h"
 #include "../util/signals.h"
 #include "../util/stats.h"
-#include "real.h"
+#include "../sys/real.h"
+#include "../fs/dax.h"
+
+/* The 64-bit twins of x86-64 glibc (pread64, lseek64, fstat64, ...) are
+ * the same functions as their plain names there: off_t is off64_t, and
+ * struct stat, struct rlimit have the layout of their 64 forms (glibc
+ * itself exports one function under both names). So a twin is exported as
+ * a second name of the plain wrapper, with the type glibc declares for it,
+ * and its pass-through goes to sfs_real.<plain name>, which is libc's same
+ * function. A 32-bit build would need the twins written out again. */
+_Static_assert(sizeof(off_t) == 8, "64-bit twins are aliases only where off_t is 64-bit");
+#define SFS_ALIAS(name, twin) SFS_EXPORT extern __typeof(name) name __attribute__((alias(#twin)))
 
 /* A count or -errno, in the libc convention (-1 and errno). */
 static inline long sfs_ret(long r)

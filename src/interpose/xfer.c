@@ -45,11 +45,7 @@ SFS_EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t n)
 	return sendfile_impl(sfs_real.sendfile, out, in, off, n);
 }
 
-SFS_EXPORT ssize_t sendfile64(int out, int in, off_t *off, size_t n)
-{
-	sfs_init();
-	return sendfile_impl(sfs_real.sendfile64, out, in, off, n);
-}
+SFS_ALIAS(sendfile64, sendfile);
 
 SFS_EXPORT ssize_t copy_file_range(int in, off_t *inoff, int out, off_t *outoff, size_t n,
 				   unsigned int flags)

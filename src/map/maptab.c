@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
-#include "../init.h"
-#include "../interpose/real.h"
+#include "../sys/global.h"
+#include "../sys/real.h"
 #include "../util/stats.h"
 #include "protect.h"
 

@@ -2,7 +2,7 @@
 #define _GNU_SOURCE
 #include "protect.h"
 
-#include "../init.h"
+#include "../sys/global.h"
 #include "../util/msg.h"
 
 int sfs_pkey = -1;

@@ -17,8 +17,9 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "../init.h"
-#include "../interpose/real.h"
+#include "../sys/global.h"
+#include "../sys/self.h"
+#include "../sys/real.h"
 #include "../util/compiler.h"
 #include "../util/crc32c.h"
 

@@ -16,10 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../fs/flush.h"
-#include "../fs/inode.h"
-#include "../init.h"
-#include "../interpose/real.h"
+#include "../sys/global.h"
+#include "../sys/self.h"
+#include "libsys.h"
+#include "../sys/real.h"
 #include "../util/compiler.h"
 #include "../util/msg.h"
 #include "../util/pmem.h"
@@ -177,12 +177,12 @@ static int ready(void)
  * claimed while the log is closed. */
 static __thread bool checkpointing __attribute__((tls_model("initial-exec")));
 
-static void fsync_logged(struct sfs_inode *in, void *unused)
+/* Registered by the file system at start-up, before the log is used. */
+static const struct sfs_oplog_ops *ops;
+
+void sfs_oplog_set_ops(const struct sfs_oplog_ops *o)
 {
-	(void)unused;
-	sfs_relink_for_checkpoint(in); /* a DAX window's bytes into the file */
-	if (in->logged)
-		sfs_real.fdatasync(in->kfd);
+	ops = o;
 }
 
 /* Every file the log covers durable, then a new generation. Caller holds
@@ -199,7 +199,7 @@ static int checkpoint(bool keep_closed)
 	while (atomic_load(&p->inflight))
 		sched_yield();
 	checkpointing = true;
-	sfs_inode_foreach(fsync_logged, NULL);
+	ops->sync_files();
 	checkpointing = false;
 	uint64_t gen = atomic_load(&p->gen) + 1;
 	int rc = sfs_logfile_write_header(L.fd, gen, p->size);
@@ -247,13 +247,13 @@ static int claim(uint64_t len, uint64_t *off, uint64_t *seq, uint64_t *gen)
 		if (rc == -EAGAIN) {
 			if (atomic_load(&L.closed))
 				return -ENOTSUP; /* the process is exiting: no log now */
-			sfs_relink_held(); /* the checkpoint may need those */
+			ops->relink_held(); /* the checkpoint may need those */
 			sched_yield();	   /* another thread is checkpointing */
 			continue;
 		}
 		if (rc != -ENOSPC)
 			return rc;
-		sfs_relink_held();
+		ops->relink_held();
 		sfs_mutex_lock(&L.ckpt_lock);
 		uint64_t t = atomic_load(&L.slot->tail);
 		rc = (t & LOG_TAIL_CLOSED) || t + len <= L.slot->size ? 0 : checkpoint(false);
@@ -324,10 +324,10 @@ static int append(struct sfs_log_entry *e, const struct iovec *iov, int cnt, boo
 
 /* The FILE record binding an id to the inode, once per generation. Caller
  * holds the inode lock. */
-static int bind_file(struct sfs_inode *in)
+static int bind_file(struct sfs_oplog_file *lf, int kfd, ino_t ino)
 {
 	uint64_t gen = atomic_load(&L.slot->gen);
-	if (in->log_gen == gen && in->log_file)
+	if (lf->gen == gen && lf->id)
 		return 0;
 	struct {
 		struct file_handle h;
@@ -335,25 +335,25 @@ static int bind_file(struct sfs_inode *in)
 	} fh;
 	fh.h.handle_bytes = MAX_HANDLE_SZ;
 	int mount_id;
-	if (name_to_handle_at(in->kfd, "", &fh.h, &mount_id, AT_EMPTY_PATH) != 0)
+	if (name_to_handle_at(kfd, "", &fh.h, &mount_id, AT_EMPTY_PATH) != 0)
 		fh.h.handle_bytes = 0, fh.h.handle_type = 0;
 	char path[PATH_MAX + 64], proc[48];
-	snprintf(proc, sizeof(proc), "/proc/thread-self/fd/%d", in->kfd);
+	snprintf(proc, sizeof(proc), "/proc/thread-self/fd/%d", kfd);
 	ssize_t pl = readlink(proc, path, PATH_MAX);
 	if (pl < 0)
 		pl = 0;
 	path[pl] = '\0';
 	unsigned int igen = 0;
-	sfs_real.ioctl(in->kfd, FS_IOC_GETVERSION, &igen);
+	sfs_real.ioctl(kfd, FS_IOC_GETVERSION, &igen);
 	/* Ids carry the generation's low bits (recovery matches a COMMIT to
 	 * its binding within one generation only). */
 	uint32_t n = atomic_fetch_add(&L.next_file, 1);
 	if (n > 0xffff) { /* ids of this generation used up: start the next */
-		sfs_relink_held();
+		ops->relink_held();
 		sfs_mutex_lock(&L.ckpt_lock);
 		int rc = atomic_load(&L.slot->gen) == gen ? checkpoint(false) : 0;
 		sfs_mutex_unlock(&L.ckpt_lock);
-		return rc ? rc : bind_file(in);
+		return rc ? rc : bind_file(lf, kfd, ino);
 	}
 	uint32_t id = (uint32_t)(gen & 0xffff) << 16 | n;
 	struct iovec v[2] = {
@@ -364,7 +364,7 @@ static int bind_file(struct sfs_inode *in)
 		.op = SFS_LOG_FILE,
 		.payload = (uint32_t)(v[0].iov_len + v[1].iov_len),
 		.file = id,
-		.off = (uint64_t)in->ino,
+		.off = (uint64_t)ino,
 		.arg = igen,
 	};
 	int rc = append(&e, v, 2, false);
@@ -373,14 +373,14 @@ static int bind_file(struct sfs_inode *in)
 	/* The file's records are in a newer generation than a COMMIT another
 	 * process might add for an older binding. */
 	if (e.gen != gen)
-		return bind_file(in); /* a checkpoint ran meanwhile */
-	in->log_gen = gen;
-	in->log_file = id;
+		return bind_file(lf, kfd, ino); /* a checkpoint ran meanwhile */
+	lf->gen = gen;
+	lf->id = id;
 	return 0;
 }
 
-int sfs_oplog_write(struct sfs_inode *in, const struct iovec *iov, int cnt, size_t n, int64_t off,
-		    int64_t size_after)
+int sfs_oplog_write(struct sfs_oplog_file *lf, int kfd, ino_t ino, const struct iovec *iov,
+		    int cnt, size_t n, int64_t off, int64_t size_after)
 {
 	if (atomic_load(&L.closed))
 		return -ENOTSUP;
@@ -389,23 +389,23 @@ int sfs_oplog_write(struct sfs_inode *in, const struct iovec *iov, int cnt, size
 		return rc;
 	if (cnt > MAX_IOV || n > UINT32_MAX)
 		return -E2BIG;
-	rc = bind_file(in);
+	rc = bind_file(lf, kfd, ino);
 	if (rc)
 		return rc;
 	struct sfs_log_entry e = {
 		.op = SFS_LOG_WRITE,
 		.payload = (uint32_t)n,
-		.file = in->log_file,
+		.file = lf->id,
 		.off = (uint64_t)off,
 		.arg = (uint64_t)size_after,
 	};
-	in->logged = true;
+	lf->logged = true;
 	rc = append(&e, iov, cnt, true);
-	if (!rc && e.gen != in->log_gen) {
+	if (!rc && e.gen != lf->gen) {
 		/* A checkpoint moved to a new generation between binding and
 		 * claiming: the record names a dead id. Write it again. */
 		sfs_oplog_done();
-		return sfs_oplog_write(in, iov, cnt, n, off, size_after);
+		return sfs_oplog_write(lf, kfd, ino, iov, cnt, n, off, size_after);
 	}
 	if (!rc) {
 		mark_inflight(e.file, e.gen, e.seq);
@@ -419,43 +419,37 @@ int sfs_oplog_ready(void)
 	return atomic_load(&L.closed) ? -ENOTSUP : ready();
 }
 
-int sfs_oplog_truncate(struct sfs_inode *in, int64_t size)
+int sfs_oplog_truncate(struct sfs_oplog_file *lf, int kfd, ino_t ino, int64_t size)
 {
 	int rc = ready();
 	if (rc)
 		return -ENOTSUP; /* the truncation is synced instead (metadata: atomic) */
-	rc = bind_file(in);
+	rc = bind_file(lf, kfd, ino);
 	if (rc)
 		return rc;
-	struct sfs_log_entry e = {.op = SFS_LOG_TRUNCATE, .file = in->log_file, .off = (uint64_t)size};
-	in->logged = true;
+	struct sfs_log_entry e = {.op = SFS_LOG_TRUNCATE, .file = lf->id, .off = (uint64_t)size};
+	lf->logged = true;
 	return append(&e, NULL, 0, false);
 }
 
-int sfs_oplog_commit(struct sfs_inode *in)
+int sfs_oplog_commit(struct sfs_oplog_file *lf, int kfd)
 {
-	if (!in->logged)
+	if (!lf->logged)
 		return 0;
-	/* A DAX window's bytes are only in the records: into the file first. */
-	if (atomic_load(&in->staged)) {
-		int rc = sfs_inode_flush_locked(in, SFS_FLUSH_VISIBLE);
-		if (rc)
-			return rc;
-	}
-	if (sfs_real.fdatasync(in->kfd) != 0)
+	if (sfs_real.fdatasync(kfd) != 0)
 		return -errno;
 	if (!__atomic_load_n(&L.opened, __ATOMIC_ACQUIRE) || checkpointing) {
-		in->logged = false; /* no log, so no records of it */
+		lf->logged = false; /* no log, so no records of it */
 		return 0;
 	}
 	uint64_t gen = atomic_load(&L.slot->gen);
 	int rc = 0;
-	if (in->log_gen == gen && in->log_file) { /* older generations' records are dead already */
-		struct sfs_log_entry e = {.op = SFS_LOG_COMMIT, .file = in->log_file};
+	if (lf->gen == gen && lf->id) { /* older generations' records are dead already */
+		struct sfs_log_entry e = {.op = SFS_LOG_COMMIT, .file = lf->id};
 		rc = append(&e, NULL, 0, false);
 	}
 	if (!rc)
-		in->logged = false;
+		lf->logged = false;
 	return rc;
 }
 

@@ -21,11 +21,36 @@
 #ifndef SFS_OPLOG_OPLOG_H
 #define SFS_OPLOG_OPLOG_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <sys/uio.h>
 
-struct sfs_inode;
+/* One file's place in the log, kept by the file system in the file's inode
+ * (fs/inode.h) and written under the inode lock: the file's id in the
+ * log's generation gen, and whether records since its last COMMIT exist.
+ * logged is atomic: close and the last put read it without the lock, to
+ * skip the lock (commit_file, release_if_last). */
+struct sfs_oplog_file {
+	uint32_t id;
+	uint64_t gen;
+	atomic_bool logged;
+};
+
+/* What the log needs from the file system above it, registered once at
+ * start-up (sfs_oplog_set_ops) before the log is used. */
+struct sfs_oplog_ops {
+	/* Before this thread waits for a checkpoint: relinks the windows of
+	 * the inodes whose lock it holds (fs/flush.h: sfs_relink_held). */
+	void (*relink_held)(void);
+	/* The checkpoint's part in the files, with the log closed to new
+	 * claims: every file's window relinked, and every file with records
+	 * (logged) made durable (fdatasync). */
+	void (*sync_files)(void);
+};
+
+void sfs_oplog_set_ops(const struct sfs_oplog_ops *ops);
 
 /* Whether writes go through the log (sync or strict mode). */
 bool sfs_oplog_on(void);
@@ -38,17 +63,19 @@ bool sfs_oplog_dax(void);
  * made, the process is exiting: -ENOTSUP). */
 int sfs_oplog_ready(void);
 
-/* Logs a write of iov (n bytes) at off; size_after is the file's size after
- * it. Durable on return. Caller holds the inode lock and calls
- * sfs_oplog_done once the write is applied. -E2BIG: larger than the log. */
-int sfs_oplog_write(struct sfs_inode *in, const struct iovec *iov, int cnt, size_t n, int64_t off,
-		    int64_t size_after);
-int sfs_oplog_truncate(struct sfs_inode *in, int64_t size);
+/* Logs a write of iov (n bytes) at off to the file lf (open at kfd, inode
+ * number ino); size_after is the file's size after it. Durable on return.
+ * Caller holds the inode lock and calls sfs_oplog_done once the write is
+ * applied. -E2BIG: larger than the log. */
+int sfs_oplog_write(struct sfs_oplog_file *lf, int kfd, ino_t ino, const struct iovec *iov,
+		    int cnt, size_t n, int64_t off, int64_t size_after);
+int sfs_oplog_truncate(struct sfs_oplog_file *lf, int kfd, ino_t ino, int64_t size);
 void sfs_oplog_done(void);
 
-/* Makes the file durable (fsync) and kills its records (COMMIT). Caller
- * holds the inode lock. */
-int sfs_oplog_commit(struct sfs_inode *in);
+/* Makes the file durable (fdatasync of kfd) and kills its records
+ * (COMMIT). Caller holds the inode lock and has relinked the file's window
+ * (fs/logged.h: sfs_inode_log_commit does both). */
+int sfs_oplog_commit(struct sfs_oplog_file *lf, int kfd);
 
 /* Process exit (final) or exec: every file durable, the log given back.
  * After a final close, writes go to their files durably, unlogged. */

@@ -5,27 +5,27 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "../interpose/real.h"
+#include "../sys/real.h"
 #include "../util/options.h"
 #include "relink.h"
 
-static int clone_commit(struct sfs_inode *in, int64_t base, int64_t size)
+static int clone_commit(const struct sfs_relink_target *t, int64_t base, int64_t size)
 {
-	if (in->stage.kind != SFS_STAGE_FILE)
+	if (t->stage->kind != SFS_STAGE_FILE)
 		return -EOPNOTSUPP;
 	/* An unaligned length is accepted only when it ends at the source's
 	 * EOF: cut the staging file there. */
-	int64_t send = sfs_stage_file_offset(&in->stage, size);
-	if (sfs_real.ftruncate(in->stage.fd, send) != 0)
+	int64_t send = sfs_stage_file_offset(t->stage, size);
+	if (sfs_real.ftruncate(t->stage->fd, send) != 0)
 		return -errno;
-	in->stage.cap = send;
+	t->stage->cap = send;
 	struct file_clone_range r = {
-		.src_fd = in->stage.fd,
-		.src_offset = (__u64)sfs_stage_file_offset(&in->stage, base),
+		.src_fd = t->stage->fd,
+		.src_offset = (__u64)sfs_stage_file_offset(t->stage, base),
 		.src_length = (__u64)(size - base),
 		.dest_offset = (__u64)base,
 	};
-	if (sfs_real.ioctl(in->kfd, FICLONERANGE, &r) != 0)
+	if (sfs_real.ioctl(t->kfd, FICLONERANGE, &r) != 0)
 		return -errno;
 	return 0;
 }

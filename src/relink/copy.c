@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <unistd.h>
 
-#include "../interpose/real.h"
+#include "../sys/real.h"
 #include "../util/compiler.h"
 #include "../util/options.h"
 #include "relink.h"
@@ -21,21 +21,21 @@
 #define COPY_CHUNK (256 << 10)
 #define COPY_CHUNK_DAX (64 << 20)
 
-static int copy_commit(struct sfs_inode *in, int64_t base, int64_t size)
+static int copy_commit(const struct sfs_relink_target *t, int64_t base, int64_t size)
 {
 	char bounce[4096];
-	int64_t chunk = sfs_inode_on_dax(in) ? COPY_CHUNK_DAX : COPY_CHUNK;
+	int64_t chunk = t->dax ? COPY_CHUNK_DAX : COPY_CHUNK;
 	for (int64_t off = base; off < size;) {
 		size_t len = (size_t)SFS_MIN(size - off, chunk);
-		const char *src = sfs_stage_peek(&in->stage, off, &len);
+		const char *src = sfs_stage_peek(t->stage, off, &len);
 		if (!src) {
 			len = SFS_MIN(len, sizeof(bounce));
-			int rc = sfs_stage_xfer(&in->stage, off, bounce, len, 0);
+			int rc = sfs_stage_xfer(t->stage, off, bounce, len, 0);
 			if (rc)
 				return rc;
 			src = bounce;
 		}
-		ssize_t w = sfs_real.pwrite(in->kfd, src, len, off);
+		ssize_t w = sfs_real.pwrite(t->kfd, src, len, off);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)

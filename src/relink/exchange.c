@@ -7,7 +7,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "../interpose/real.h"
+#include "../sys/real.h"
 #include "../util/compiler.h"
 #include "../util/options.h"
 #include "relink.h"
@@ -26,33 +26,33 @@ static_assert(sizeof(struct sfs_xfs_exchange_range) == 40, "kernel ABI: 40-byte 
 #define SFS_XFS_IOC_EXCHANGE_RANGE _IOW('X', 129, struct sfs_xfs_exchange_range)
 #define SFS_XFS_EXCHANGE_RANGE_TO_EOF (1ULL << 0)
 
-static int exchange_commit(struct sfs_inode *in, int64_t base, int64_t size)
+static int exchange_commit(const struct sfs_relink_target *t, int64_t base, int64_t size)
 {
-	if (in->stage.kind != SFS_STAGE_FILE)
+	if (t->stage->kind != SFS_STAGE_FILE)
 		return -EOPNOTSUPP;
 	/* TO_EOF swaps the two sizes, so the staging file must end exactly
 	 * where the window does (its data sits past a header, stage.h). */
-	int64_t send = sfs_stage_file_offset(&in->stage, size);
-	if (sfs_real.ftruncate(in->stage.fd, send) != 0)
+	int64_t send = sfs_stage_file_offset(t->stage, size);
+	if (sfs_real.ftruncate(t->stage->fd, send) != 0)
 		return -errno;
-	in->stage.cap = send;
+	t->stage->cap = send;
 	struct sfs_xfs_exchange_range x = {
-		.file1_fd = in->stage.fd,
-		.file1_offset = (__u64)sfs_stage_file_offset(&in->stage, base),
+		.file1_fd = t->stage->fd,
+		.file1_offset = (__u64)sfs_stage_file_offset(t->stage, base),
 		.file2_offset = (__u64)base,
 		.length = (__u64)(size - base),
 		.flags = SFS_XFS_EXCHANGE_RANGE_TO_EOF,
 	};
-	if (sfs_real.ioctl(in->kfd, SFS_XFS_IOC_EXCHANGE_RANGE, &x) != 0) {
+	if (sfs_real.ioctl(t->kfd, SFS_XFS_IOC_EXCHANGE_RANGE, &x) != 0) {
 		/* XFS refuses (EINVAL) to exchange delayed-allocation extents,
 		 * and an extending write() leaves speculative ones past the
 		 * target's EOF. Drop them (they hold no data) and retry once. */
 		if (errno != EINVAL)
 			return -errno;
-		int64_t eof = SFS_ALIGN_UP(atomic_load(&in->ksize), (int64_t)SFS_BLOCK);
-		if (sfs_real.fallocate(in->kfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, eof,
+		int64_t eof = SFS_ALIGN_UP(t->ksize, (int64_t)SFS_BLOCK);
+		if (sfs_real.fallocate(t->kfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, eof,
 				       INT64_MAX - eof) != 0 ||
-		    sfs_real.ioctl(in->kfd, SFS_XFS_IOC_EXCHANGE_RANGE, &x) != 0)
+		    sfs_real.ioctl(t->kfd, SFS_XFS_IOC_EXCHANGE_RANGE, &x) != 0)
 			return -errno;
 	}
 	return 0;

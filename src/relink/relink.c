@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../init.h"
-#include "../interpose/real.h"
+#include "../sys/global.h"
+#include "../sys/real.h"
 #include "../util/msg.h"
 #include "../util/stats.h"
 
@@ -94,46 +94,46 @@ static void count(const struct sfs_relink_ops *ops, int64_t bytes, uint64_t t0)
 		sfs_stat_event(SFS_EV_relink_ns, sfs_now_ns() - t0);
 }
 
-int sfs_relink(struct sfs_inode *in, bool durable)
+const struct sfs_relink_ops *sfs_relink_choose(const struct sfs_relink_target *t, int64_t base,
+					       int64_t size, bool durable)
 {
-	if (!atomic_load(&in->staged))
-		return 0;
-	uint64_t t0 = sfs_stat_start();
-	int64_t base = atomic_load(&in->base);
-	int64_t size = atomic_load(&in->size);
-	int64_t ksize = atomic_load(&in->ksize);
 	const struct sfs_relink_ops *ops = current_ops();
-	if (in->stage.kind == SFS_STAGE_RING || (size - base <= CHEAP_COPY_MAX &&
+	if (t->stage->kind == SFS_STAGE_RING || (size - base <= CHEAP_COPY_MAX &&
 						 (!durable || sfs_g.opt.relink == SFS_RELINK_AUTO)))
 		ops = &sfs_relink_copy; /* a ring can only be copied */
-	/* The lease keeps every other user out (lease.h), but the kernel
+	return ops;
+}
+
+int sfs_relink_check(const struct sfs_relink_target *t)
+{
+	/* The lease keeps every other user out (fs/lease.h), but the kernel
 	 * takes a lease back after lease-break-time even if the holder did not
 	 * let go: never write the window over a change made since. The window
 	 * stays in its store, which recovery keeps as an orphan. */
 	struct stat st;
-	if (sfs_real.fstat(in->kfd, &st) == 0 && st.st_size != ksize) {
+	if (sfs_real.fstat(t->kfd, &st) == 0 && st.st_size != t->ksize) {
 		sfs_error("a file was changed by another process while this one had appends "
 			  "staged for it (size %lld, expected %lld): they are not written over "
 			  "the change; they stay in .splitfs for `splitfs recover`",
-			  (long long)st.st_size, (long long)ksize);
+			  (long long)st.st_size, (long long)t->ksize);
 		return -EIO;
 	}
-	/* The blocks this relink allocates come out of the reservation the
-	 * staged appends took (staging/reserve.h). */
-	sfs_inode_unreserve_locked(in);
-	int rc = ops->commit(in, base, size);
+	return 0;
+}
+
+int sfs_relink_commit(const struct sfs_relink_ops *ops, const struct sfs_relink_target *t,
+		      int64_t base, int64_t size, uint64_t t0)
+{
+	int rc = ops->commit(t, base, size);
 	while (rc && unsupported(rc) && ops != &sfs_relink_copy) {
 		ops = step_down(ops, rc);
-		rc = ops->commit(in, base, size);
+		rc = ops->commit(t, base, size);
 	}
 	if (rc)
 		return rc;
-	sfs_stage_empty(&in->stage);
+	sfs_stage_empty(t->stage);
 	if (ops != &sfs_relink_copy)
 		atomic_store(&proven, true);
-	atomic_store(&in->ksize, size);
-	atomic_store(&in->staged, false);
-	sfs_inode_staged_changed(-1);
 	count(ops, size - base, t0);
 	return 0;
 }

@@ -17,31 +17,52 @@
  *
  * Every backend leaves the staging file empty (truncated to 0, which drops
  * its pages without writeback). Callers hold the inode lock with the barrier
- * closed. */
+ * closed. The inode itself is the file system's (fs/flush.c: sfs_relink):
+ * this layer sees the target and the window's store only. */
 #ifndef SFS_RELINK_RELINK_H
 #define SFS_RELINK_RELINK_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../fs/inode.h"
+#include "../staging/stage.h"
+
+/* What a relink moves: the window's store into the target file. */
+struct sfs_relink_target {
+	int kfd;		  /* the target (the inode's descriptor) */
+	int64_t ksize;		  /* the target's size as this process left it */
+	struct sfs_stage *stage;  /* the window's store */
+	bool dax;		  /* the file's data lies on DAX (fs/inode.h) */
+};
 
 struct sfs_relink_ops {
 	const char *name;
 	int kind; /* enum sfs_relink_kind */
 	/* Returns 0, or -errno. -EOPNOTSUPP/-ENOTTY/-EXDEV: the backend does not
 	 * work on this file system (nothing was changed). */
-	int (*commit)(struct sfs_inode *in, int64_t base, int64_t size);
+	int (*commit)(const struct sfs_relink_target *t, int64_t base, int64_t size);
 };
 
 extern const struct sfs_relink_ops sfs_relink_exchange;
 extern const struct sfs_relink_ops sfs_relink_clone;
 extern const struct sfs_relink_ops sfs_relink_copy;
 
-/* Relinks the window. Small windows are copied (see relink.c for the
- * measurements); durable: the caller will fsync, and a backend forced with
- * SPLITFS_RELINK is then used whatever the size. */
-int sfs_relink(struct sfs_inode *in, bool durable);
+/* The backend for the window [base, size). Small windows are copied (see
+ * relink.c for the measurements); durable: the caller will fsync, and a
+ * backend forced with SPLITFS_RELINK is then used whatever the size. */
+const struct sfs_relink_ops *sfs_relink_choose(const struct sfs_relink_target *t, int64_t base,
+					       int64_t size, bool durable);
+
+/* 0 if the target still has the size this process left it at; otherwise
+ * says so and returns -EIO: the window must not be written over another
+ * process's change. */
+int sfs_relink_check(const struct sfs_relink_target *t);
+
+/* Moves the window [base, size) with ops (stepping down to the next backend
+ * where the file system does not support it) and empties the store. t0:
+ * sfs_stat_start() when the relink began. 0 or -errno. */
+int sfs_relink_commit(const struct sfs_relink_ops *ops, const struct sfs_relink_target *t,
+		      int64_t base, int64_t size, uint64_t t0);
 
 /* The backend durable relinks use now (after probing), for messages. */
 const char *sfs_relink_backend_name(void);

@@ -15,9 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../init.h"
-#include "../fs/inode.h"
-#include "../interpose/real.h"
+#include "../sys/global.h"
+#include "../sys/self.h"
+#include "../sys/real.h"
 #include "../util/msg.h"
 #include "../util/pmem.h"
 #include "../util/stats.h"
@@ -43,6 +43,14 @@ static int rings_out;			  /* rings made and not destroyed */
 static bool thread_started, stopping, housekeeping;
 static bool learn_pending; /* sfs_staging_learn_pmem asked, not yet done */
 static pthread_t thread;
+/* The housekeeping (inode.h: sfs_inode_evict_writable), set once at
+ * start-up before the thread can run. */
+static void (*housekeep)(void);
+
+void sfs_staging_set_housekeeping(void (*fn)(void))
+{
+	housekeep = fn;
+}
 
 /* The ring size: SPLITFS_STAGING_SIZE rounded up to a power of two, so a
  * file offset maps to off & (cap - 1); smaller when the application's
@@ -229,7 +237,8 @@ static void *refill(void *unused)
 			pthread_cond_timedwait(&wake, &lock, &until);
 			housekeeping = false;
 			sfs_mutex_unlock(&lock);
-			sfs_inode_evict_writable();
+			if (housekeep)
+				housekeep();
 			sfs_mutex_lock(&lock);
 			continue;
 		}

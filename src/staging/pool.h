@@ -25,9 +25,13 @@ void sfs_staging_put(struct sfs_stage *st);
  * returns how many. */
 int sfs_staging_release_pool(void);
 
-/* Asks the background thread to do its housekeeping soon (evicting closed
- * writable inodes, inode.h), starting it if needed. */
+/* Asks the background thread to do its housekeeping soon, starting it if
+ * needed. */
 void sfs_staging_kick(void);
+
+/* The housekeeping: evicting closed writable inodes (fs/inode.h), which
+ * the layer above registers at start-up. */
+void sfs_staging_set_housekeeping(void (*fn)(void));
 
 /* Asks the background thread to learn libpmem2's primitives, from a file
  * of its own on the managed (DAX) file system (util/pmem.h:

@@ -7,8 +7,9 @@
 #include <pthread.h>
 #include <stdbool.h>
 
-#include "../init.h"
-#include "../interpose/real.h"
+#include "../sys/global.h"
+#include "../sys/self.h"
+#include "../sys/real.h"
 #include "../util/compiler.h"
 #include "../util/signals.h"
 

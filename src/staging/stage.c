@@ -13,8 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../init.h"
-#include "../interpose/real.h"
+#include "../sys/global.h"
+#include "../sys/self.h"
+#include "../oplog/libsys.h"
+#include "../sys/real.h"
 #include "../util/compiler.h"
 #include "../util/guard.h"
 #include "../util/msg.h"

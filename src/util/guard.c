@@ -10,7 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../interpose/real.h"
+#include "../sys/real.h"
 #include "stats.h"
 
 /* Initial-exec TLS: the library is preloaded, so its TLS sits in the static

@@ -17,6 +17,7 @@
 #include "msg.h"
 #include "stats.h"
 #include "signals.h"
+#include "../sys/real.h"
 
 #ifndef STATX_ATTR_DAX
 #define STATX_ATTR_DAX 0x00200000
@@ -58,7 +59,8 @@ static atomic_bool have_fns;
 static bool is_dax(int fd)
 {
 	struct statx sx;
-	return statx(fd, "", AT_EMPTY_PATH, 0, &sx) == 0 && (sx.stx_attributes & STATX_ATTR_DAX);
+	return sfs_real.statx(fd, "", AT_EMPTY_PATH, 0, &sx) == 0 &&
+	       (sx.stx_attributes & STATX_ATTR_DAX);
 }
 
 bool sfs_pmem_file_is_dax(int fd)

@@ -3,12 +3,12 @@
 #include "signals.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../fs/flush.h"
-#include "../interpose/real.h"
+#include "../sys/real.h"
 
 __thread int sfs_busy __attribute__((tls_model("initial-exec")));
 __thread int sfs_deferred __attribute__((tls_model("initial-exec")));
@@ -113,16 +113,21 @@ void sfs_run_deferred(void)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old); /* the queue is still */
 	int saved = errno;
-	pid_t pid = getpid(), tid = (pid_t)syscall(SYS_gettid);
+	pid_t pid = getpid(), tid = (pid_t)sfs_real.syscall(SYS_gettid);
 	for (int i = 0; i < sfs_deferred; i++) {
 		siginfo_t info = queue[i].info;
-		if (syscall(SYS_rt_tgsigqueueinfo, pid, tid, queue[i].sig, &info) != 0)
-			syscall(SYS_tgkill, pid, tid, queue[i].sig);
+		if (sfs_real.syscall(SYS_rt_tgsigqueueinfo, pid, tid, queue[i].sig, &info) != 0)
+			sfs_real.syscall(SYS_tgkill, pid, tid, queue[i].sig);
 	}
 	sfs_deferred = 0;
 	errno = saved;
 	pthread_sigmask(SIG_SETMASK, &old, NULL); /* delivered here */
 }
+
+/* What the process staged, into its files (fs/flush.h:
+ * sfs_flush_before_exit): set once by sfs_signals_install, before any
+ * handler of the library is installed. */
+static void (*flush_before_exit)(void);
 
 /* The default action of sig, which ends the process: staged appends go
  * into their files first (no waiting, no allocation: flush.h). */
@@ -130,7 +135,8 @@ static void fatal(int sig, siginfo_t *info, void *uc)
 {
 	(void)info;
 	(void)uc;
-	sfs_flush_before_exit();
+	if (flush_before_exit)
+		flush_before_exit();
 	struct sigaction dfl;
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
@@ -138,7 +144,7 @@ static void fatal(int sig, siginfo_t *info, void *uc)
 	sigset_t one;
 	sigemptyset(&one);
 	sigaddset(&one, sig);
-	syscall(SYS_tgkill, getpid(), (pid_t)syscall(SYS_gettid), sig);
+	sfs_real.syscall(SYS_tgkill, getpid(), (pid_t)sfs_real.syscall(SYS_gettid), sig);
 	pthread_sigmask(SIG_UNBLOCK, &one, NULL); /* the default action now */
 }
 
@@ -162,8 +168,9 @@ static void install(int sig)
 	raw_sigaction(sig, &real, NULL);
 }
 
-void sfs_signals_install(void)
+void sfs_signals_install(void (*before_exit)(void))
 {
+	flush_before_exit = before_exit;
 	pthread_mutex_lock(&lock);
 	for (int sig = 1; sig < NSIG_ && !installed; sig++) {
 		if (!manageable(sig))

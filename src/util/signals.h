@@ -75,8 +75,10 @@ static inline void sfs_mutex_unlock(pthread_mutex_t *m)
 }
 
 /* Installs the library's handlers at start-up (the application's
- * handlers installed before then are taken over). */
-void sfs_signals_install(void);
+ * handlers installed before then are taken over). before_exit runs before
+ * a signal's default action ends the process (it must neither wait nor
+ * allocate: it may interrupt any code). */
+void sfs_signals_install(void (*before_exit)(void));
 
 /* Whether the library virtualises the disposition of sig. */
 bool sfs_signals_own(int sig);

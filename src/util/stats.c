@@ -2,14 +2,20 @@
 #define _GNU_SOURCE
 #include "stats.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "compiler.h"
 #include "msg.h"
+#include "../sys/global.h"
+#include "../sys/real.h"
+#include "../sys/self.h"
 
 bool sfs_stats_on;
 struct sfs_call_stat sfs_call_stats[SFS_CALL_COUNT];
@@ -118,4 +124,35 @@ void sfs_stats_print(int fd, const char *reason)
 			     (long)ru.ru_stime.tv_usec, ru.ru_maxrss);
 		sfs_write_all(fd, line, (size_t)n);
 	}
+}
+
+void sfs_stats_open_output(void)
+{
+	struct stat st;
+	if (sfs_real.fstat(2, &st) == 0) {
+		sfs_g.stderr_dev = st.st_dev;
+		sfs_g.stderr_ino = st.st_ino;
+	}
+	if (!sfs_g.opt.stats || !sfs_g.opt.stats_file[0])
+		return;
+	int fd = sfs_real.open(sfs_g.opt.stats_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+			       0644);
+	if (fd >= 0)
+		sfs_g.stats_fd = sfs_internal_fd(fd);
+	else
+		sfs_warn("SPLITFS_STATS_FILE=%s: %s", sfs_g.opt.stats_file, strerror(errno));
+}
+
+void sfs_print_stats(const char *reason)
+{
+	if (!sfs_stats_on)
+		return;
+	if (sfs_g.stats_fd >= 0) {
+		sfs_stats_print(sfs_g.stats_fd, reason);
+		return;
+	}
+	struct stat st;
+	if (sfs_real.fstat(2, &st) == 0 && st.st_dev == sfs_g.stderr_dev &&
+	    st.st_ino == sfs_g.stderr_ino)
+		sfs_stats_print(2, reason);
 }

@@ -70,6 +70,13 @@ void sfs_stat_call_end(enum sfs_call c, uint64_t start, uint64_t bytes, bool pas
 /* Writes the table to fd (stderr or SPLITFS_STATS_FILE). */
 void sfs_stats_print(int fd, const char *reason);
 
+/* At start-up: notes what fd 2 is, opens SPLITFS_STATS_FILE if set. */
+void sfs_stats_open_output(void);
+
+/* Prints the table (SPLITFS_STATS) where SPLITFS_STATS_FILE says, or to
+ * stderr if fd 2 is still what it was at start. */
+void sfs_print_stats(const char *reason);
+
 /* Resets every counter (a forked child starts from zero). */
 void sfs_stats_reset(void);
 

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../interpose/real.h"
+#include "../sys/real.h"
 
 #define MAX_MINE 16
 
@@ -24,7 +24,7 @@ static atomic_bool watching;
 
 void sfs_thread_mine(void)
 {
-	pid_t tid = (pid_t)syscall(SYS_gettid);
+	pid_t tid = (pid_t)sfs_real.syscall(SYS_gettid);
 	for (int i = 0; i < MAX_MINE; i++) {
 		pid_t zero = 0;
 		if (atomic_compare_exchange_strong(&mine[i], &zero, tid))
@@ -34,7 +34,7 @@ void sfs_thread_mine(void)
 
 void sfs_thread_not_mine(void)
 {
-	pid_t tid = (pid_t)syscall(SYS_gettid);
+	pid_t tid = (pid_t)sfs_real.syscall(SYS_gettid);
 	for (int i = 0; i < MAX_MINE; i++) {
 		pid_t t = tid;
 		if (atomic_compare_exchange_strong(&mine[i], &t, 0))
@@ -70,7 +70,7 @@ static bool running(const char *tid)
 
 static int application_threads(void)
 {
-	DIR *d = opendir("/proc/self/task");
+	DIR *d = sfs_real.opendir("/proc/self/task");
 	if (!d)
 		return 1;
 	int n = 0;

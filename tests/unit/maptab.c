@@ -14,8 +14,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../../src/init.h"
-#include "../../src/interpose/real.h"
+#include "../../src/sys/global.h"
+#include "../../src/sys/real.h"
 #include "../../src/map/maptab.h"
 #include "../../src/map/protect.h"
 #include "../../src/util/stats.h"

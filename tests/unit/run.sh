@@ -4,21 +4,24 @@
 # into $SFS_UNIT_DIR, default build/unit): all of them, or those named as
 # arguments (`make check NAMES="options crc32c"`). Each runs under a timeout ($SFS_UNIT_TIMEOUT s,
 # default 60) and exits 0 pass, 1 fail, 77 skip; its own lines say what it
-# checked. Prints PASS/FAIL/SKIP/TIMEOUT per test and a summary; exits 1 if
-# any test failed or timed out (or none was found), else 0.
+# checked. A name with no program but a script tests/unit/NAME.sh runs the
+# script (layering.sh: it reads the library's objects in $SFS_BUILD).
+# Prints PASS/FAIL/SKIP/TIMEOUT per test and a summary; exits 1 if any test
+# failed or timed out (or none was found), else 0.
 set -u
 dir=${SFS_UNIT_DIR:-build/unit}
 limit=${SFS_UNIT_TIMEOUT:-60}
 # Under SANITIZE=undefined a report ends the test (and fails it).
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 if [ $# -eq 0 ]; then
-	for f in $(grep -l '^U_MAIN(' tests/unit/*.c); do
-		set -- "$@" "$(basename "$f" .c)"
+	for f in $(grep -l '^U_MAIN(' tests/unit/*.c) tests/unit/layering.sh; do
+		set -- "$@" "$(basename "${f%.*}")"
 	done
 fi
 pass=0 skip=0 failed=""
 for name in "$@"; do
 	bin=$dir/$name
+	[ ! -x "$bin" ] && [ -x "tests/unit/$name.sh" ] && bin=tests/unit/$name.sh
 	if [ ! -x "$bin" ]; then
 		echo "FAIL    $name (no $bin: make check builds it)"
 		failed="$failed $name"

@@ -3,8 +3,8 @@
  * never calls its own exported names: every internal system call goes
  * through sfs_real. The list is data (one row per function); the wrappers
  * are written out in the other files of this folder. */
-#ifndef SFS_INTERPOSE_REAL_H
-#define SFS_INTERPOSE_REAL_H
+#ifndef SFS_SYS_REAL_H
+#define SFS_SYS_REAL_H
 
 #define _GNU_SOURCE
 #include <dirent.h>

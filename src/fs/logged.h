@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The file system's side of the operation log of sync and strict modes
+ * (oplog/oplog.h): writes logged, then applied (logged.c); commits; what
+ * the log's checkpoints ask of the files. */
+#ifndef SFS_FS_LOGGED_H
+#define SFS_FS_LOGGED_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#include "../oplog/oplog.h"
+#include "inode.h"
+
+/* The write logged, then applied. The caller holds the inode lock and has
+ * applied the size limits. */
+ssize_t sfs_logged_pwritev(struct sfs_inode *in, const struct iovec *iov, int cnt, size_t n,
+			   int64_t off);
+
+/* Makes the file durable and kills its records (sfs_oplog_commit), its
+ * window relinked first: a DAX window's bytes are only in the records.
+ * Caller holds the inode lock. */
+int sfs_inode_log_commit(struct sfs_inode *in);
+
+/* The file system's ops of the log, which start-up registers
+ * (sfs_oplog_set_ops). */
+extern const struct sfs_oplog_ops sfs_fs_oplog_ops;
+
+#endif

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The process's own resources: its pid, and the library's internal
+ * descriptors (staging files, logs, the private directory). */
+#ifndef SFS_SYS_SELF_H
+#define SFS_SYS_SELF_H
+
+#include <stdbool.h>
+
+/* getpid() without a system call (glibc does not cache it); refreshed in a
+ * forked child. */
+int sfs_self_pid(void);
+void sfs_self_pid_reset(void);
+
+/* Moves an internal fd to a high number with O_CLOEXEC and marks it internal
+ * in the fd table, so the application can neither see nor close it. Returns
+ * the new fd (the old one is closed) or the old one if moving failed. */
+int sfs_internal_fd(int fd);
+void sfs_internal_close(int fd);
+
+/* How an fd is marked internal (or unmarked) in the fd table, which lives
+ * above this layer (fs/fdtable.h). Registered by start-up before the first
+ * internal fd is made; until then nothing is marked. */
+void sfs_internal_set_marker(void (*mark)(int fd, bool internal));
+
+#endif
