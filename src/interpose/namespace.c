@@ -10,20 +10,19 @@
 
 #include "wrap.h"
 
-SFS_EXPORT int mkdir(const char *path, mode_t mode)
-{
-	sfs_init();
-	int r = sfs_real.mkdir(path, mode);
-	SFS_META_DURABLE(r, sfs_metasync_parent(AT_FDCWD, path));
-	return r;
-}
-
+/* mkdir(p) is mkdirat(AT_FDCWD, p) in the kernel (one system call,
+ * the same checks and errors), and so are mkfifo and mknod below. */
 SFS_EXPORT int mkdirat(int dirfd, const char *path, mode_t mode)
 {
 	sfs_init();
 	int r = sfs_real.mkdirat(dirfd, path, mode);
 	SFS_META_DURABLE(r, sfs_metasync_parent(dirfd, path));
 	return r;
+}
+
+SFS_EXPORT int mkdir(const char *path, mode_t mode)
+{
+	return mkdirat(AT_FDCWD, path, mode);
 }
 
 SFS_EXPORT int rmdir(const char *path)
@@ -66,14 +65,6 @@ SFS_EXPORT int symlinkat(const char *target, int dirfd, const char *linkpath)
 	return r;
 }
 
-SFS_EXPORT int mknod(const char *path, mode_t mode, dev_t dev)
-{
-	sfs_init();
-	int r = sfs_real.mknod(path, mode, dev);
-	SFS_META_DURABLE(r, sfs_metasync_parent(AT_FDCWD, path));
-	return r;
-}
-
 SFS_EXPORT int mknodat(int dirfd, const char *path, mode_t mode, dev_t dev)
 {
 	sfs_init();
@@ -82,19 +73,21 @@ SFS_EXPORT int mknodat(int dirfd, const char *path, mode_t mode, dev_t dev)
 	return r;
 }
 
-/* glibc's mkfifo calls mknod internally, past any interposer. */
-SFS_EXPORT int mkfifo(const char *path, mode_t mode)
+SFS_EXPORT int mknod(const char *path, mode_t mode, dev_t dev)
 {
-	sfs_init();
-	int r = sfs_real.mkfifo(path, mode);
-	SFS_META_DURABLE(r, sfs_metasync_parent(AT_FDCWD, path));
-	return r;
+	return mknodat(AT_FDCWD, path, mode, dev);
 }
 
+/* glibc's mkfifo calls mknod internally, past any interposer. */
 SFS_EXPORT int mkfifoat(int dirfd, const char *path, mode_t mode)
 {
 	sfs_init();
 	int r = sfs_real.mkfifoat(dirfd, path, mode);
 	SFS_META_DURABLE(r, sfs_metasync_parent(dirfd, path));
 	return r;
+}
+
+SFS_EXPORT int mkfifo(const char *path, mode_t mode)
+{
+	return mkfifoat(AT_FDCWD, path, mode);
 }

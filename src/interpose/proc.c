@@ -142,17 +142,24 @@ static char **collect(const char *arg0, va_list ap, char ***envp)
 	return argv;
 }
 
+/* execl and execlp: the collected argv run by execv or execvp (the
+ * library's own, which relink first), freed if the exec fails. */
+static int exec_collected(int (*exec)(const char *, char *const[]), const char *file, char **argv)
+{
+	if (!argv)
+		return -1;
+	int r = exec(file, argv);
+	free(argv);
+	return r;
+}
+
 SFS_EXPORT int execl(const char *path, const char *arg0, ...)
 {
 	va_list ap;
 	va_start(ap, arg0);
 	char **argv = collect(arg0, ap, NULL);
 	va_end(ap);
-	if (!argv)
-		return -1;
-	int r = execv(path, argv);
-	free(argv);
-	return r;
+	return exec_collected(execv, path, argv);
 }
 
 SFS_EXPORT int execlp(const char *file, const char *arg0, ...)
@@ -161,11 +168,7 @@ SFS_EXPORT int execlp(const char *file, const char *arg0, ...)
 	va_start(ap, arg0);
 	char **argv = collect(arg0, ap, NULL);
 	va_end(ap);
-	if (!argv)
-		return -1;
-	int r = execvp(file, argv);
-	free(argv);
-	return r;
+	return exec_collected(execvp, file, argv);
 }
 
 SFS_EXPORT int execle(const char *path, const char *arg0, ...)

@@ -11,14 +11,11 @@
 
 static int clone_commit(const struct sfs_relink_target *t, int64_t base, int64_t size)
 {
-	if (t->stage->kind != SFS_STAGE_FILE)
-		return -EOPNOTSUPP;
 	/* An unaligned length is accepted only when it ends at the source's
 	 * EOF: cut the staging file there. */
-	int64_t send = sfs_stage_file_offset(t->stage, size);
-	if (sfs_real.ftruncate(t->stage->fd, send) != 0)
-		return -errno;
-	t->stage->cap = send;
+	int rc = sfs_relink_cut_store(t, size);
+	if (rc)
+		return rc;
 	struct file_clone_range r = {
 		.src_fd = t->stage->fd,
 		.src_offset = (__u64)sfs_stage_file_offset(t->stage, base),

@@ -28,14 +28,11 @@ static_assert(sizeof(struct sfs_xfs_exchange_range) == 40, "kernel ABI: 40-byte 
 
 static int exchange_commit(const struct sfs_relink_target *t, int64_t base, int64_t size)
 {
-	if (t->stage->kind != SFS_STAGE_FILE)
-		return -EOPNOTSUPP;
 	/* TO_EOF swaps the two sizes, so the staging file must end exactly
 	 * where the window does (its data sits past a header, stage.h). */
-	int64_t send = sfs_stage_file_offset(t->stage, size);
-	if (sfs_real.ftruncate(t->stage->fd, send) != 0)
-		return -errno;
-	t->stage->cap = send;
+	int rc = sfs_relink_cut_store(t, size);
+	if (rc)
+		return rc;
 	struct sfs_xfs_exchange_range x = {
 		.file1_fd = t->stage->fd,
 		.file1_offset = (__u64)sfs_stage_file_offset(t->stage, base),

@@ -121,6 +121,17 @@ int sfs_relink_check(const struct sfs_relink_target *t)
 	return 0;
 }
 
+int sfs_relink_cut_store(const struct sfs_relink_target *t, int64_t size)
+{
+	if (t->stage->kind != SFS_STAGE_FILE)
+		return -EOPNOTSUPP;
+	int64_t send = sfs_stage_file_offset(t->stage, size);
+	if (sfs_real.ftruncate(t->stage->fd, send) != 0)
+		return -errno;
+	t->stage->cap = send;
+	return 0;
+}
+
 int sfs_relink_commit(const struct sfs_relink_ops *ops, const struct sfs_relink_target *t,
 		      int64_t base, int64_t size, uint64_t t0)
 {

@@ -64,6 +64,11 @@ int sfs_relink_check(const struct sfs_relink_target *t);
 int sfs_relink_commit(const struct sfs_relink_ops *ops, const struct sfs_relink_target *t,
 		      int64_t base, int64_t size, uint64_t t0);
 
+/* For the block-moving backends: fails with -EOPNOTSUPP unless the store is
+ * a file, and cuts it at the window's end (size), so that the staged data
+ * ends at the target's new EOF. 0 or -errno. */
+int sfs_relink_cut_store(const struct sfs_relink_target *t, int64_t size);
+
 /* The backend durable relinks use now (after probing), for messages. */
 const char *sfs_relink_backend_name(void);
 
