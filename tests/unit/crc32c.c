@@ -59,9 +59,9 @@ static void vectors(const char *impl)
 		buf[i] = (unsigned char)(31 - i);
 	U_CHECK(sfs_crc32c(buf, 32) == 0x113FDB5Cu, "%s: 31..0", impl);
 	static const unsigned char pdu[48] = {
-		0x01, 0xc0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-		0x14, 0, 0, 0, 0, 0, 0x04, 0, 0, 0, 0, 0x14, 0, 0, 0, 0x18,
-		0x28, 0, 0, 0, 0, 0, 0, 0, 0x02, 0, 0, 0, 0, 0, 0, 0,
+		0x01, 0xc0, 0, 0, 0, 0, 0,    0, 0,    0, 0, 0,	   0, 0, 0, 0,
+		0x14, 0,    0, 0, 0, 0, 0x04, 0, 0,    0, 0, 0x14, 0, 0, 0, 0x18,
+		0x28, 0,    0, 0, 0, 0, 0,    0, 0x02, 0, 0, 0,	   0, 0, 0, 0,
 	};
 	U_CHECK(sfs_crc32c(pdu, sizeof(pdu)) == 0xD9963A56u, "%s: iSCSI read PDU", impl);
 }
@@ -76,8 +76,8 @@ static void lengths(const char *impl)
 	for (size_t align = 0; align < 8; align++)
 		for (size_t len = 0; len + align <= 300; len++)
 			bad += sfs_crc32c(data + align, len) != reference(data + align, len);
-	U_CHECK(bad == 0, "%s: %d of the (alignment, length) pairs differ from the reference",
-		impl, bad);
+	U_CHECK(bad == 0, "%s: %d of the (alignment, length) pairs differ from the reference", impl,
+		bad);
 }
 
 static void chained(const char *impl)
@@ -101,7 +101,7 @@ static void chained(const char *impl)
 	U_CHECK(same == 0, "%s: %d single-bit flips left the CRC unchanged", impl, same);
 }
 
-static void test_vectors(void)
+U_TEST(vectors, "published CRC32C vectors, hardware and table")
 {
 	each_impl(vectors);
 	U_CHECK(impls >= 1, "no implementation ran");
@@ -109,20 +109,12 @@ static void test_vectors(void)
 		printf("  (this CPU has no SSE4.2: the table only)\n");
 }
 
-static void test_lengths(void)
+U_TEST(lengths, "lengths 0..300 x alignments 0..7 vs bitwise reference")
 {
 	each_impl(lengths);
 }
 
-static void test_chained(void)
+U_TEST(chained, "split updates equal one pass; every bit flip detected")
 {
 	each_impl(chained);
 }
-
-static const struct u_case cases[] = {
-	{"vectors", "published CRC32C vectors, hardware and table", test_vectors},
-	{"lengths", "lengths 0..300 x alignments 0..7 vs bitwise reference", test_lengths},
-	{"chained", "split updates equal one pass; every bit flip detected", test_chained},
-};
-
-U_MAIN(cases)

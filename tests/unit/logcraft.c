@@ -38,8 +38,11 @@ bool lc_new(struct lc_log *l, size_t len, uint64_t gen, const uint8_t boot[16], 
 	struct sfs_log_ident id = {.mnt_id = mnt};
 	memcpy(id.boot_id, boot, 16);
 	l->at = 0;
-	lc_add(l, (struct sfs_log_entry){.op = SFS_LOG_HEADER, .payload = sizeof(id),
-					 .off = SFS_LOG_MAGIC, .arg = len},
+	lc_add(l,
+	       (struct sfs_log_entry){.op = SFS_LOG_HEADER,
+				      .payload = sizeof(id),
+				      .off = SFS_LOG_MAGIC,
+				      .arg = len},
 	       &id);
 	l->at = SFS_LOG_RECORDS_OFF;
 	return true;
@@ -82,16 +85,26 @@ size_t lc_file(struct lc_log *l, uint32_t id, uint64_t seq, const char *path, ui
 	unsigned char p[LC_PATH + 8] = {0}; /* struct file_handle, no bytes; then the path */
 	size_t n = strlen(path) + 1;
 	memcpy(p + 8, path, n);
-	return lc_add(l, (struct sfs_log_entry){.op = SFS_LOG_FILE, .payload = (uint32_t)(8 + n),
-						.file = id, .seq = seq, .off = ino, .arg = igen},
+	return lc_add(l,
+		      (struct sfs_log_entry){.op = SFS_LOG_FILE,
+					     .payload = (uint32_t)(8 + n),
+					     .file = id,
+					     .seq = seq,
+					     .off = ino,
+					     .arg = igen},
 		      p);
 }
 
 size_t lc_write(struct lc_log *l, uint32_t id, uint64_t seq, uint64_t off, const char *data)
 {
 	uint32_t n = (uint32_t)strlen(data);
-	return lc_add(l, (struct sfs_log_entry){.op = SFS_LOG_WRITE, .payload = n, .file = id,
-						.seq = seq, .off = off, .arg = off + n},
+	return lc_add(l,
+		      (struct sfs_log_entry){.op = SFS_LOG_WRITE,
+					     .payload = n,
+					     .file = id,
+					     .seq = seq,
+					     .off = off,
+					     .arg = off + n},
 		      data);
 }
 
@@ -172,11 +185,10 @@ int lc_count(const char *dir, const char *prefix)
 	return n;
 }
 
-
 struct sfs_recover_env lc_env(const char *dir)
 {
-	struct sfs_recover_env env = {.sys = &cli_libc_sys, .mnt_id = LC_MNT, .euid = geteuid(),
-				      .root_fd = -1};
+	struct sfs_recover_env env = {
+		.sys = &cli_libc_sys, .mnt_id = LC_MNT, .euid = geteuid(), .root_fd = -1};
 	memcpy(env.boot_id, lc_boot, 16);
 	struct stat st;
 	if (stat(dir, &st) == 0)

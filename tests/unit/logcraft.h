@@ -13,8 +13,8 @@
 #include "../../src/oplog/format.h"
 #include "../../src/oplog/recover.h"
 
-#define LC_MNT 42		  /* the mount recovery runs on */
-extern const uint8_t lc_boot[16]; /* the boot recovery runs in */
+#define LC_MNT 42			/* the mount recovery runs on */
+extern const uint8_t lc_boot[16];	/* the boot recovery runs in */
 extern const uint8_t lc_crash_boot[16]; /* an earlier boot: a crash */
 
 struct lc_log {

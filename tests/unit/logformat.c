@@ -35,18 +35,22 @@ static struct sfs_log_entry *at(size_t off)
 	return (struct sfs_log_entry *)(img + off);
 }
 
-static void test_layout(void)
+U_TEST(layout, "entry/ident offsets, record lengths, magic bytes")
 {
-	U_CHECK(offsetof(struct sfs_log_entry, op) == 4 && offsetof(struct sfs_log_entry, file) == 12,
+	U_CHECK(offsetof(struct sfs_log_entry, op) == 4 &&
+			offsetof(struct sfs_log_entry, file) == 12,
 		"op/file offsets");
-	U_CHECK(offsetof(struct sfs_log_entry, pid) == 48 && offsetof(struct sfs_log_entry, spare) == 56,
+	U_CHECK(offsetof(struct sfs_log_entry, pid) == 48 &&
+			offsetof(struct sfs_log_entry, spare) == 56,
 		"pid/spare offsets");
 	U_CHECK(offsetof(struct sfs_log_ident, mnt_id) == 16, "ident mnt_id offset");
 	U_CHECK(sfs_log_record_len(0) == 64 && sfs_log_record_len(1) == 128 &&
 			sfs_log_record_len(64) == 128 && sfs_log_record_len(65) == 192,
 		"record lengths 0,1,64,65 -> %llu %llu %llu %llu",
-		(unsigned long long)sfs_log_record_len(0), (unsigned long long)sfs_log_record_len(1),
-		(unsigned long long)sfs_log_record_len(64), (unsigned long long)sfs_log_record_len(65));
+		(unsigned long long)sfs_log_record_len(0),
+		(unsigned long long)sfs_log_record_len(1),
+		(unsigned long long)sfs_log_record_len(64),
+		(unsigned long long)sfs_log_record_len(65));
 	U_CHECK(sfs_log_record_len(UINT32_MAX) == 64 + (1ull << 32), "no 32-bit overflow");
 	uint64_t m2 = SFS_LOG_MAGIC, m1 = SFS_LOG_MAGIC_V1;
 	U_CHECK(memcmp(&m2, "SSFSLOG2", 8) == 0 && memcmp(&m1, "SSFSLOG1", 8) == 0,
@@ -54,18 +58,29 @@ static void test_layout(void)
 }
 
 /* Golden values (an independent bitwise CRC32C over the packed bytes). */
-static void test_golden(void)
+U_TEST(golden, "CRCs of a fixed WRITE record and v2 header")
 {
-	struct sfs_log_entry w = {.op = SFS_LOG_WRITE, .version = 1, .payload = 5, .file = 7,
-				  .gen = 2, .seq = 9, .off = 4096, .arg = 4101, .pid = 1234};
+	struct sfs_log_entry w = {.op = SFS_LOG_WRITE,
+				  .version = 1,
+				  .payload = 5,
+				  .file = 7,
+				  .gen = 2,
+				  .seq = 9,
+				  .off = 4096,
+				  .arg = 4101,
+				  .pid = 1234};
 	w.crc = 0xdeadbeef; /* not covered */
 	U_CHECK(sfs_log_crc(&w, "hello") == 0x69ca6094u, "WRITE record crc %08x",
 		sfs_log_crc(&w, "hello"));
 	struct {
 		struct sfs_log_entry e;
 		struct sfs_log_ident id;
-	} h = {.e = {.op = SFS_LOG_HEADER, .version = 1, .payload = 64, .gen = 1,
-		     .off = SFS_LOG_MAGIC, .arg = 1 << 20},
+	} h = {.e = {.op = SFS_LOG_HEADER,
+		     .version = 1,
+		     .payload = 64,
+		     .gen = 1,
+		     .off = SFS_LOG_MAGIC,
+		     .arg = 1 << 20},
 	       .id = {.mnt_id = 0x1234}};
 	for (int i = 0; i < 16; i++)
 		h.id.boot_id[i] = (uint8_t)i;
@@ -74,7 +89,7 @@ static void test_golden(void)
 }
 
 /* FILE, WRITE, TRUNCATE, COMMIT into a file, read back by the rules. */
-static void test_roundtrip(void)
+U_TEST(roundtrip, "FILE/WRITE/TRUNCATE/COMMIT encoded, read back")
 {
 	unsigned char fpay[200] = {0};
 	struct file_handle fh = {.handle_bytes = 0};
@@ -85,8 +100,20 @@ static void test_roundtrip(void)
 	for (int i = 0; i < 100; i++)
 		data[i] = (char)('a' + i % 26);
 	const struct sfs_log_entry want[] = {
-		{.op = SFS_LOG_FILE, .payload = flen, .file = 1, .gen = GEN, .seq = 1, .off = 77, .arg = 5},
-		{.op = SFS_LOG_WRITE, .payload = 100, .file = 1, .gen = GEN, .seq = 2, .off = 8, .arg = 108},
+		{.op = SFS_LOG_FILE,
+		 .payload = flen,
+		 .file = 1,
+		 .gen = GEN,
+		 .seq = 1,
+		 .off = 77,
+		 .arg = 5},
+		{.op = SFS_LOG_WRITE,
+		 .payload = 100,
+		 .file = 1,
+		 .gen = GEN,
+		 .seq = 2,
+		 .off = 8,
+		 .arg = 108},
 		{.op = SFS_LOG_TRUNCATE, .file = 1, .gen = GEN, .seq = 3, .off = 50},
 		{.op = SFS_LOG_COMMIT, .file = 1, .gen = GEN, .seq = 4},
 	};
@@ -113,7 +140,8 @@ static void test_roundtrip(void)
 				e->off == want[i].off && e->arg == want[i].arg &&
 				e->payload == want[i].payload,
 			"record %d fields", i);
-		U_CHECK(!e->payload || memcmp(e + 1, pay[i], e->payload) == 0, "record %d payload", i);
+		U_CHECK(!e->payload || memcmp(e + 1, pay[i], e->payload) == 0, "record %d payload",
+			i);
 		q += (size_t)sfs_log_record_len(e->payload);
 	}
 	U_CHECK(q == p, "decoded length %zu", q);
@@ -121,14 +149,19 @@ static void test_roundtrip(void)
 }
 
 /* What the CRC covers, and which entries count as corrupt. */
-static void test_crc(void)
+U_TEST(crc, "CRC covers entry (not crc) and payload, not padding")
 {
 	memset(img, 0, sizeof(img));
 	char data[70], data2[130];
 	memset(data, 'x', sizeof(data));
 	memset(data2, 'y', sizeof(data2));
-	struct sfs_log_entry w = {.op = SFS_LOG_WRITE, .payload = 70, .file = 3, .gen = GEN,
-				  .seq = 5, .off = 4096, .arg = 4166};
+	struct sfs_log_entry w = {.op = SFS_LOG_WRITE,
+				  .payload = 70,
+				  .file = 3,
+				  .gen = GEN,
+				  .seq = 5,
+				  .off = 4096,
+				  .arg = 4166};
 	size_t len = put(img, 0, w, data);
 	U_REQUIRE(valid(at(0), GEN, len) && !corrupt(at(0), GEN, len), "fresh record");
 	img[64 + 70] = 0xff; /* padding after the payload */
@@ -161,11 +194,12 @@ static void test_crc(void)
 }
 
 /* Entries that are stepped over without being counted. */
-static void test_rules(void)
+U_TEST(rules, "generation, op, version, room: skipped, not counted")
 {
 	memset(img, 0, sizeof(img));
 	U_CHECK(!valid(at(0), 0, 64) && !corrupt(at(0), 0, 64), "a zero unit is no record");
-	struct sfs_log_entry base = {.op = SFS_LOG_TRUNCATE, .file = 1, .gen = GEN, .seq = 1, .off = 9};
+	struct sfs_log_entry base = {
+		.op = SFS_LOG_TRUNCATE, .file = 1, .gen = GEN, .seq = 1, .off = 9};
 	put(img, 0, base, NULL);
 	U_CHECK(valid(at(0), GEN, 64), "TRUNCATE of this generation");
 	U_CHECK(!valid(at(0), GEN + 1, 64) && !corrupt(at(0), GEN + 1, 64), "older generation");
@@ -182,7 +216,8 @@ static void test_rules(void)
 	U_CHECK(!valid(at(0), GEN, 64) && !corrupt(at(0), GEN, 64), "version 2");
 	/* A record whose payload runs past the end: torn off, not counted. */
 	char data[64] = "abc";
-	struct sfs_log_entry w = {.op = SFS_LOG_WRITE, .payload = 64, .file = 1, .gen = GEN, .seq = 2};
+	struct sfs_log_entry w = {
+		.op = SFS_LOG_WRITE, .payload = 64, .file = 1, .gen = GEN, .seq = 2};
 	put(img, 0, w, data);
 	U_CHECK(valid(at(0), GEN, 128) && !valid(at(0), GEN, 127) && !corrupt(at(0), GEN, 127),
 		"record past the end of the log");
@@ -203,7 +238,7 @@ static uint64_t header(uint64_t len, bool *same, unsigned *skipped)
 	return gen;
 }
 
-static void test_header(void)
+U_TEST(header, "v2/v1 headers, magic, crc, size, same mount")
 {
 	struct {
 		struct sfs_log_entry e;
@@ -255,14 +290,3 @@ static void test_header(void)
 	at(0)->crc ^= 1;
 	U_CHECK(header(sizeof(img), &same, &sk) == 0, "v1, bad header crc");
 }
-
-static const struct u_case cases[] = {
-	{"layout", "entry/ident offsets, record lengths, magic bytes", test_layout},
-	{"golden", "CRCs of a fixed WRITE record and v2 header", test_golden},
-	{"roundtrip", "FILE/WRITE/TRUNCATE/COMMIT encoded, read back", test_roundtrip},
-	{"crc", "CRC covers entry (not crc) and payload, not padding", test_crc},
-	{"rules", "generation, op, version, room: skipped, not counted", test_rules},
-	{"header", "v2/v1 headers, magic, crc, size, same mount", test_header},
-};
-
-U_MAIN(cases)

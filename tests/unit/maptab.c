@@ -89,7 +89,7 @@ static bool mapped(const void *p)
 	return mincore((void *)p, CHUNK, &v) == 0;
 }
 
-static void test_map(void)
+U_TEST(map, "aligned shared chunks, peek, one mmap each, drop_all")
 {
 	struct sfs_maptab *t = setup();
 	U_REQUIRE(t, "setup");
@@ -113,7 +113,7 @@ static void test_map(void)
 		"drop_all unmaps");
 }
 
-static void test_lazy(void)
+U_TEST(lazy, "three counted touches, the fourth maps; not lazy maps")
 {
 	struct sfs_maptab *t = setup();
 	U_REQUIRE(t, "setup");
@@ -134,7 +134,7 @@ static void test_lazy(void)
 	sfs_map_drop_all(t);
 }
 
-static void test_budget(void)
+U_TEST(budget, "budget -ENOMEM counted; -EFBIG past the radix")
 {
 	struct sfs_maptab *t = setup();
 	U_REQUIRE(t, "setup");
@@ -158,7 +158,7 @@ static void test_budget(void)
 	U_CHECK(sfs_map_peek(t, end) == NULL && calls == 3, "peek past the radix");
 }
 
-static void test_failures(void)
+U_TEST(failures, "mmap error returned; MAP_SYNC refused once")
 {
 	struct sfs_maptab *t = setup();
 	U_REQUIRE(t, "setup");
@@ -183,7 +183,7 @@ static void test_failures(void)
 }
 
 /* Another thread maps the chunk while this one is inside mmap. */
-static void test_race(void)
+U_TEST(race, "a racing mapper wins, the loser unmaps its copy")
 {
 	struct sfs_maptab *t = setup();
 	U_REQUIRE(t, "setup");
@@ -213,7 +213,7 @@ static void perms(const void *p, char out[5])
 		fclose(f);
 }
 
-static void test_protect_forget(void)
+U_TEST(protect, "protect_all makes chunks read-only; forget")
 {
 	struct sfs_maptab *t = setup();
 	U_REQUIRE(t, "setup");
@@ -237,14 +237,3 @@ static void test_protect_forget(void)
 	munmap(a, CHUNK);
 	munmap(b, CHUNK);
 }
-
-static const struct u_case cases[] = {
-	{"map", "aligned shared chunks, peek, one mmap each, drop_all", test_map},
-	{"lazy", "three counted touches, the fourth maps; not lazy maps", test_lazy},
-	{"budget", "budget -ENOMEM counted; -EFBIG past the radix", test_budget},
-	{"failures", "mmap error returned; MAP_SYNC refused once", test_failures},
-	{"race", "a racing mapper wins, the loser unmaps its copy", test_race},
-	{"protect", "protect_all makes chunks read-only; forget", test_protect_forget},
-};
-
-U_MAIN(cases)

@@ -44,7 +44,7 @@ static void warn_refused(int fd)
 	sfs_warn("dup2 onto descriptor %d: refused", fd);
 }
 
-static void test_once(void)
+U_TEST(once, "a warning site speaks once per process")
 {
 	char buf[4096];
 	capture();
@@ -52,14 +52,15 @@ static void test_once(void)
 		warn_table_full(i);
 	int n = lines_said(buf, sizeof(buf));
 	U_CHECK(n == 1, "100 warnings from one site: %d lines: %s", n, buf);
-	U_CHECK(strcmp(buf, "splitfs: warning: table full (0)\n") == 0, "the first is said: %s", buf);
+	U_CHECK(strcmp(buf, "splitfs: warning: table full (0)\n") == 0, "the first is said: %s",
+		buf);
 	for (int i = 0; i < 100; i++)
 		warn_refused(i);
 	n = lines_said(buf, sizeof(buf));
 	U_CHECK(n == 1, "another site still says its own, once: %d lines", n);
 }
 
-static void test_errors(void)
+U_TEST(errors, "errors are all said")
 {
 	char buf[4096];
 	capture();
@@ -68,10 +69,3 @@ static void test_errors(void)
 	int n = lines_said(buf, sizeof(buf));
 	U_CHECK(n == 40, "40 errors: %d lines", n);
 }
-
-static const struct u_case cases[] = {
-	{"once", "a warning site speaks once per process", test_once},
-	{"errors", "errors are all said", test_errors},
-};
-
-U_MAIN(cases)

@@ -17,9 +17,9 @@
 #define MIB (1ull << 20)
 
 static const char *const envs[] = {
-	"SPLITFS_ROOT",	    "SPLITFS_MODE",    "SPLITFS_MAP_SIZE", "SPLITFS_STAGING_FILES",
-	"SPLITFS_STAGING_SIZE", "SPLITFS_LOG_SIZE", "SPLITFS_RELINK",	 "SPLITFS_STAGING",
-	"SPLITFS_PROTECT",	    "SPLITFS_STATS",	"SPLITFS_STATS_FILE", "SPLITFS_VERBOSE",
+	"SPLITFS_ROOT",		"SPLITFS_MODE",	    "SPLITFS_MAP_SIZE",	  "SPLITFS_STAGING_FILES",
+	"SPLITFS_STAGING_SIZE", "SPLITFS_LOG_SIZE", "SPLITFS_RELINK",	  "SPLITFS_STAGING",
+	"SPLITFS_PROTECT",	"SPLITFS_STATS",    "SPLITFS_STATS_FILE", "SPLITFS_VERBOSE",
 };
 
 static void clear_env(void)
@@ -28,7 +28,7 @@ static void clear_env(void)
 		unsetenv(envs[i]);
 }
 
-static void test_defaults(void)
+U_TEST(defaults, "every option's default with no SPLITFS_* set")
 {
 	clear_env();
 	struct sfs_options o;
@@ -46,7 +46,7 @@ static void test_defaults(void)
 	U_CHECK(o.stats_file[0] == '\0', "stats_file \"%s\"", o.stats_file);
 }
 
-static void test_environment(void)
+U_TEST(environment, "each SPLITFS_* variable read into its field")
 {
 	clear_env();
 	setenv("SPLITFS_ROOT", "/mnt/pmem", 1);
@@ -70,28 +70,43 @@ static void test_environment(void)
 	U_CHECK(o.mode == SFS_MODE_STRICT, "mode %d", o.mode);
 	U_CHECK(o.map_size == 4 * MIB, "map_size %llu", (unsigned long long)o.map_size);
 	U_CHECK(o.staging_files == 256, "staging_files");
-	U_CHECK(o.staging_size == 64 << 10, "staging_size %llu", (unsigned long long)o.staging_size);
+	U_CHECK(o.staging_size == 64 << 10, "staging_size %llu",
+		(unsigned long long)o.staging_size);
 	U_CHECK(o.log_size == 1ull << 30, "log_size %llu", (unsigned long long)o.log_size);
 	U_CHECK(o.relink == SFS_RELINK_COPY, "relink %d", o.relink);
 	U_CHECK(!o.staging && o.protect && o.stats && o.verbose, "booleans");
 	U_CHECK(strcmp(o.stats_file, "/tmp/s.json") == 0, "stats_file \"%s\"", o.stats_file);
 }
 
-static void test_sizes(void)
+U_TEST(sizes, "size syntax: K/M/G/T, iB/B, overflow, junk")
 {
 	static const struct {
 		const char *s;
 		int rc;
 		uint64_t v;
 	} t[] = {
-		{"0", 0, 0},		 {"4096", 0, 4096},	 {"64K", 0, 64 << 10},
-		{"64k", 0, 64 << 10},	 {"2M", 0, 2 * MIB},	 {"2MiB", 0, 2 * MIB},
-		{"2mb", 0, 2 * MIB},	 {"1g", 0, 1ull << 30},	 {"3T", 0, 3ull << 40},
-		{"16777215T", 0, 16777215ull << 40},		 {"16777216T", -ERANGE, 0},
-		{"18446744073709551615", 0, UINT64_MAX},	 {"18446744073709551616", -ERANGE, 0},
-		{"", -EINVAL, 0},	 {"K", -EINVAL, 0},	 {"-1", -EINVAL, 0},
-		{" 1", -EINVAL, 0},	 {"12X", -EINVAL, 0},	 {"2Mx", -EINVAL, 0},
-		{"2MiBs", -EINVAL, 0},	 {"1.5M", -EINVAL, 0},	 {"2 M", -EINVAL, 0},
+		{"0", 0, 0},
+		{"4096", 0, 4096},
+		{"64K", 0, 64 << 10},
+		{"64k", 0, 64 << 10},
+		{"2M", 0, 2 * MIB},
+		{"2MiB", 0, 2 * MIB},
+		{"2mb", 0, 2 * MIB},
+		{"1g", 0, 1ull << 30},
+		{"3T", 0, 3ull << 40},
+		{"16777215T", 0, 16777215ull << 40},
+		{"16777216T", -ERANGE, 0},
+		{"18446744073709551615", 0, UINT64_MAX},
+		{"18446744073709551616", -ERANGE, 0},
+		{"", -EINVAL, 0},
+		{"K", -EINVAL, 0},
+		{"-1", -EINVAL, 0},
+		{" 1", -EINVAL, 0},
+		{"12X", -EINVAL, 0},
+		{"2Mx", -EINVAL, 0},
+		{"2MiBs", -EINVAL, 0},
+		{"1.5M", -EINVAL, 0},
+		{"2 M", -EINVAL, 0},
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		uint64_t v = 12345;
@@ -103,7 +118,7 @@ static void test_sizes(void)
 }
 
 /* Each bad value gives -EINVAL, the exact message, and leaves o alone. */
-static void test_errors(void)
+U_TEST(errors, "bounds, power of two, enums, bools: exact messages")
 {
 	static const struct {
 		const char *name, *value, *msg;
@@ -114,11 +129,13 @@ static void test_errors(void)
 		{"map_size", "3M", "SPLITFS_MAP_SIZE=3M: must be a power of two"},
 		{"map_size", "2K", "SPLITFS_MAP_SIZE=2K: out of range [4096, 1073741824]"},
 		{"map_size", "2G", "SPLITFS_MAP_SIZE=2G: out of range [4096, 1073741824]"},
-		{"map_size", "big", "SPLITFS_MAP_SIZE=big: expected a size such as 4096, 64K, 2M, 1G"},
+		{"map_size", "big",
+		 "SPLITFS_MAP_SIZE=big: expected a size such as 4096, 64K, 2M, 1G"},
 		{"staging_files", "0", "SPLITFS_STAGING_FILES=0: out of range [1, 256]"},
 		{"staging_files", "257", "SPLITFS_STAGING_FILES=257: out of range [1, 256]"},
 		{"staging_files", "4K", "SPLITFS_STAGING_FILES=4K: expected a whole number"},
-		{"staging_size", "63K", "SPLITFS_STAGING_SIZE=63K: out of range [65536, 68719476736]"},
+		{"staging_size", "63K",
+		 "SPLITFS_STAGING_SIZE=63K: out of range [65536, 68719476736]"},
 		{"log_size", "17G", "SPLITFS_LOG_SIZE=17G: out of range [65536, 17179869184]"},
 		{"staging", "maybe", "SPLITFS_STAGING=maybe: expected 0|1|yes|no|on|off"},
 		{"nosuch", "1", "unknown option 'nosuch'"},
@@ -150,7 +167,7 @@ static void test_errors(void)
 		err);
 }
 
-static void test_names(void)
+U_TEST(names, "variable names, mode/relink names, boolean spellings")
 {
 	U_CHECK(strcmp(sfs_option_env_name("map_size"), "SPLITFS_MAP_SIZE") == 0, "map_size");
 	U_CHECK(strcmp(sfs_option_env_name("stats_file"), "SPLITFS_STATS_FILE") == 0, "stats_file");
@@ -173,7 +190,7 @@ static void test_names(void)
 }
 
 /* SPLITFS_VERBOSE's listing: one line per option, value and source. */
-static void test_print(void)
+U_TEST(print, "SPLITFS_VERBOSE lines: value and env|default")
 {
 	clear_env();
 	setenv("SPLITFS_MODE", "sync", 1);
@@ -210,14 +227,3 @@ static void test_print(void)
 		lines += *c == '\n';
 	U_CHECK(lines == 12, "%d lines, want one per option (12)", lines);
 }
-
-static const struct u_case cases[] = {
-	{"defaults", "every option's default with no SPLITFS_* set", test_defaults},
-	{"environment", "each SPLITFS_* variable read into its field", test_environment},
-	{"sizes", "size syntax: K/M/G/T, iB/B, overflow, junk", test_sizes},
-	{"errors", "bounds, power of two, enums, bools: exact messages", test_errors},
-	{"names", "variable names, mode/relink names, boolean spellings", test_names},
-	{"print", "SPLITFS_VERBOSE lines: value and env|default", test_print},
-};
-
-U_MAIN(cases)

@@ -61,12 +61,13 @@ static bool crash_log(struct lc_log *l, uint64_t gen)
 
 static size_t trunc_rec(struct lc_log *l, uint32_t id, uint64_t seq, uint64_t size)
 {
-	return lc_add(l, (struct sfs_log_entry){.op = SFS_LOG_TRUNCATE, .file = id, .seq = seq,
-						.off = size},
-		      NULL);
+	return lc_add(
+		l,
+		(struct sfs_log_entry){.op = SFS_LOG_TRUNCATE, .file = id, .seq = seq, .off = size},
+		NULL);
 }
 
-static void test_crash(void)
+U_TEST(crash, "seq order, TRUNCATE, next generation, log.free.*")
 {
 	U_REQUIRE(start("0123456789"), "setup");
 	struct lc_log l;
@@ -104,7 +105,7 @@ static void test_crash(void)
 		"a second recovery replays nothing (%u logs)", rep.logs);
 }
 
-static void test_commit(void)
+U_TEST(commit, "records up to a file's last COMMIT skipped")
 {
 	U_REQUIRE(start("aaaaaaaaaa"), "setup");
 	struct lc_log l;
@@ -121,7 +122,7 @@ static void test_commit(void)
 		rep.records, rep.files);
 }
 
-static void test_corrupt(void)
+U_TEST(corrupt, "bad CRC counted; old gen, unbound, torn tail not")
 {
 	U_REQUIRE(start("0000000000"), "setup");
 	struct lc_log l;
@@ -132,14 +133,26 @@ static void test_corrupt(void)
 	size_t bad = lc_write(&l, 1, 2, 0, big);
 	l.m[bad + SFS_LOG_UNIT + 50] ^= 1; /* torn: its CRC fails */
 	lc_write(&l, 1, 3, 2, "GG");
-	lc_add(&l, (struct sfs_log_entry){.op = SFS_LOG_WRITE, .payload = 2, .file = 1, .gen = 8,
-					  .seq = 4, .off = 4, .arg = 6},
-	       "OO"); /* the previous generation's */
+	lc_add(&l,
+	       (struct sfs_log_entry){.op = SFS_LOG_WRITE,
+				      .payload = 2,
+				      .file = 1,
+				      .gen = 8,
+				      .seq = 4,
+				      .off = 4,
+				      .arg = 6},
+	       "OO");		     /* the previous generation's */
 	lc_write(&l, 7, 5, 6, "UU"); /* file 7 was never bound */
 	char pay[64];
 	memset(pay, 'T', sizeof(pay));
-	struct sfs_log_entry t = {.op = SFS_LOG_WRITE, .version = 1, .payload = 64, .file = 1,
-				  .gen = 9, .seq = 6, .off = 8, .arg = 72};
+	struct sfs_log_entry t = {.op = SFS_LOG_WRITE,
+				  .version = 1,
+				  .payload = 64,
+				  .file = 1,
+				  .gen = 9,
+				  .seq = 6,
+				  .off = 8,
+				  .arg = 72};
 	t.crc = sfs_log_crc(&t, pay);
 	memcpy(l.m + l.len - SFS_LOG_UNIT, &t, sizeof(t)); /* its payload cut off by the end */
 	U_REQUIRE(recover(&l, "log.2") == 0, "recover");
@@ -148,7 +161,7 @@ static void test_corrupt(void)
 		rep.records, rep.skipped);
 }
 
-static void test_binding(void)
+U_TEST(binding, "inode, generation, path, symlink, device checked")
 {
 	U_REQUIRE(start("0000000000"), "setup");
 	char link[LC_PATH], gone[LC_PATH];
@@ -187,7 +200,7 @@ static void test_binding(void)
 }
 
 /* Same boot and mount: only strict writes in flight, if still fresh. */
-static void test_same_mount(void)
+U_TEST(same_mount, "only fresh in-flight strict writes; remount: all")
 {
 	U_REQUIRE(start("0000000000"), "setup");
 	struct lc_log l;
@@ -195,13 +208,14 @@ static void test_same_mount(void)
 	int64_t now = lc_now_ns();
 	lc_file(&l, 1, 1, tpath, ino, igen);
 	lc_file(&l, 2, 2, opath, oino, oigen + 1); /* no longer there */
-	lc_write(&l, 1, 3, 0, "AA");		    /* returned: in the page cache */
+	lc_write(&l, 1, 3, 0, "AA");		   /* returned: in the page cache */
 	lc_write(&l, 1, 4, 2, "BB");
 	lc_inflight(&l, 0, SFS_INFLIGHT_APPLYING, 4, now);
 	lc_write(&l, 1, 5, 4, "CC");
 	lc_inflight(&l, 1, SFS_INFLIGHT_CLAIMED, 5, now);
 	lc_write(&l, 1, 6, 6, "DD");
-	lc_inflight(&l, 2, SFS_INFLIGHT_APPLYING, 6, now - 10ll * 1000000000); /* file changed since */
+	lc_inflight(&l, 2, SFS_INFLIGHT_APPLYING, 6,
+		    now - 10ll * 1000000000); /* file changed since */
 	lc_write(&l, 1, 7, 8, "EE");
 	lc_inflight(&l, 3, SFS_INFLIGHT_APPLYING, 7, now);
 	((struct sfs_log_inflight *)(l.m + SFS_LOG_INFLIGHT_OFF))[3].gen = 3; /* older generation */
@@ -218,11 +232,11 @@ static void test_same_mount(void)
 	lc_write(&l, 1, 3, 0, "AA");
 	lc_write(&l, 1, 4, 2, "BB");
 	U_REQUIRE(recover(&l, "log.6") == 0, "recover");
-	U_CHECK(strcmp(lc_read(tpath), "AABB000000") == 0 && rep.records == 2,
-		"remounted: \"%s\"", lc_read(tpath));
+	U_CHECK(strcmp(lc_read(tpath), "AABB000000") == 0 && rep.records == 2, "remounted: \"%s\"",
+		lc_read(tpath));
 }
 
-static void test_v1(void)
+U_TEST(v1, "a v1 log replayed whole, to its last unit")
 {
 	U_REQUIRE(start("0000000000"), "setup");
 	struct lc_log l;
@@ -232,12 +246,12 @@ static void test_v1(void)
 	l.at = l.len - SFS_LOG_UNIT; /* the last unit is read too */
 	trunc_rec(&l, 1, 3, 8);
 	U_REQUIRE(recover(&l, "log.7") == 0, "recover");
-	U_CHECK(strcmp(lc_read(tpath), "000V1000") == 0 && rep.records == 2,
-		"content \"%s\"", lc_read(tpath));
+	U_CHECK(strcmp(lc_read(tpath), "000V1000") == 0 && rep.records == 2, "content \"%s\"",
+		lc_read(tpath));
 }
 
 /* Root's recovery writes a user's log only into that user's files. */
-static void test_owner(void)
+U_TEST(owner, "root replays a user's log only into that user's files")
 {
 	if (geteuid() != 0) {
 		u_skip("needs root (chown of the log and its files)");
@@ -268,15 +282,3 @@ static void test_owner(void)
 	U_REQUIRE(recover(&l, "log.9") == 0, "recover");
 	U_CHECK(strcmp(lc_read(tpath), "RR00000000") == 0, "root's log: \"%s\"", lc_read(tpath));
 }
-
-static const struct u_case cases[] = {
-	{"crash", "seq order, TRUNCATE, next generation, log.free.*", test_crash},
-	{"commit", "records up to a file's last COMMIT skipped", test_commit},
-	{"corrupt", "bad CRC counted; old gen, unbound, torn tail not", test_corrupt},
-	{"binding", "inode, generation, path, symlink, device checked", test_binding},
-	{"same_mount", "only fresh in-flight strict writes; remount: all", test_same_mount},
-	{"v1", "a v1 log replayed whole, to its last unit", test_v1},
-	{"owner", "root replays a user's log only into that user's files", test_owner},
-};
-
-U_MAIN(cases)

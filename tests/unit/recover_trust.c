@@ -64,11 +64,11 @@ static int recover(void)
 
 /* The log name was left alone: not replayed, still there. */
 #define UNTOUCHED(name, why)                                                                       \
-	U_CHECK(recover() == 0 && rep.logs == 0 && lc_exists(dir, name) &&                        \
+	U_CHECK(recover() == 0 && rep.logs == 0 && lc_exists(dir, name) &&                         \
 			strcmp(lc_read(tpath), "0000000000") == 0,                                 \
 		"%s: logs %u, \"%s\"", why, rep.logs, lc_read(tpath))
 
-static void test_mode(void)
+U_TEST(mode, "group/other bits refuse a log; 0600 replays")
 {
 	U_REQUIRE(start() && make_log("log.1", "AA", 0640), "setup");
 	UNTOUCHED("log.1", "mode 0640");
@@ -79,7 +79,7 @@ static void test_mode(void)
 		"mode 0600: replayed (%u)", rep.logs);
 }
 
-static void test_shape(void)
+U_TEST(shape, "under 8192, sparse, two links, symlink, FIFO refused")
 {
 	U_REQUIRE(start(), "setup");
 	struct lc_log l; /* v1 (records from 64), but under 8192 bytes */
@@ -102,15 +102,14 @@ static void test_shape(void)
 	U_REQUIRE(make_log("real", "YY", 0600) && symlink(path("real"), path("log.sym")) == 0,
 		  "symlink");
 	UNTOUCHED("log.sym", "a symlink");
-	U_CHECK(strstr(rep.first_error, "log.sym") != NULL, "ELOOP noted: \"%s\"",
-		rep.first_error);
+	U_CHECK(strstr(rep.first_error, "log.sym") != NULL, "ELOOP noted: \"%s\"", rep.first_error);
 	U_REQUIRE(mkfifo(path("log.fifo"), 0600) == 0, "mkfifo");
 	unlink(path("log.sym"));
 	UNTOUCHED("log.fifo", "a FIFO");
 	U_CHECK(!rep.first_error[0], "FIFO: no error \"%s\"", rep.first_error);
 }
 
-static void test_names(void)
+U_TEST(names, "log.* only, not log.free.*; a missing directory")
 {
 	U_REQUIRE(start(), "setup");
 	U_REQUIRE(make_log("log.free.1.2", "FF", 0600) && make_log("xlog.1", "XX", 0600) &&
@@ -125,7 +124,7 @@ static void test_names(void)
 		"a missing directory");
 }
 
-static void test_lock(void)
+U_TEST(lock, "a log flock'ed by a live process is left alone")
 {
 	U_REQUIRE(start() && make_log("log.live", "LL", 0600), "setup");
 	int fd = open(path("log.live"), O_RDONLY | O_CLOEXEC);
@@ -136,7 +135,7 @@ static void test_lock(void)
 		"replayed once unlocked");
 }
 
-static void test_no_header(void)
+U_TEST(no_header, "a log without header: retired, nothing replayed")
 {
 	U_REQUIRE(start(), "setup");
 	struct lc_log l;
@@ -152,7 +151,7 @@ static void test_no_header(void)
 	U_CHECK(!lc_exists(dir, "log.nohdr") && lc_count(dir, "log.free.") == 1, "retired");
 }
 
-static void test_retire(void)
+U_TEST(retire, "renamed log.free.* below 4 free logs, else removed")
 {
 	U_REQUIRE(start(), "setup");
 	for (int i = 0; i < 3; i++) {
@@ -171,7 +170,7 @@ static void test_retire(void)
 }
 
 /* Another user's log: root's recovery for all takes it, a user's not. */
-static void test_other_user(void)
+U_TEST(other_user, "another user's log: only root's all-users recovery")
 {
 	if (geteuid() != 0) {
 		u_skip("needs root (a log of another user)");
@@ -188,15 +187,3 @@ static void test_other_user(void)
 	U_CHECK(recover() == 0 && rep.logs == 1 && strcmp(lc_read(tpath), "UU00000000") == 0,
 		"root for all users: replayed");
 }
-
-static const struct u_case cases[] = {
-	{"mode", "group/other bits refuse a log; 0600 replays", test_mode},
-	{"shape", "under 8192, sparse, two links, symlink, FIFO refused", test_shape},
-	{"names", "log.* only, not log.free.*; a missing directory", test_names},
-	{"lock", "a log flock'ed by a live process is left alone", test_lock},
-	{"no_header", "a log without header: retired, nothing replayed", test_no_header},
-	{"retire", "renamed log.free.* below 4 free logs, else removed", test_retire},
-	{"other_user", "another user's log: only root's all-users recovery", test_other_user},
-};
-
-U_MAIN(cases)

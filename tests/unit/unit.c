@@ -10,8 +10,15 @@
 #include <unistd.h>
 
 int u_checks, u_failures;
+static struct u_case *cases, **cases_tail = &cases;
 static const char *skipped;
 static char tmp[PATH_MAX];
+
+void u_register(struct u_case *c)
+{
+	*cases_tail = c;
+	cases_tail = &c->next;
+}
 
 void u_skip(const char *why)
 {
@@ -62,40 +69,39 @@ static bool chosen(const char *name, int argc, char **argv)
 	return false;
 }
 
-int u_main(const char *prog, const struct u_case *cases, size_t n, int argc, char **argv)
+int main(int argc, char **argv)
 {
-	const char *base = strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog;
+	const char *base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
 	int ran = 0, skips = 0, failed = 0;
 	for (int i = 1; i < argc; i++) {
 		bool known = false;
-		for (size_t k = 0; k < n; k++)
-			known |= strcmp(argv[i], cases[k].name) == 0;
+		for (const struct u_case *c = cases; c; c = c->next)
+			known |= strcmp(argv[i], c->name) == 0;
 		if (!known) {
 			fprintf(stderr, "%s: no case '%s'; cases:", base, argv[i]);
-			for (size_t k = 0; k < n; k++)
-				fprintf(stderr, " %s", cases[k].name);
+			for (const struct u_case *c = cases; c; c = c->next)
+				fprintf(stderr, " %s", c->name);
 			fprintf(stderr, "\n");
 			return U_EXIT_FAIL;
 		}
 	}
-	for (size_t k = 0; k < n; k++) {
-		if (!chosen(cases[k].name, argc, argv))
+	for (const struct u_case *c = cases; c; c = c->next) {
+		if (!chosen(c->name, argc, argv))
 			continue;
 		u_checks = u_failures = 0;
 		skipped = NULL;
-		cases[k].fn();
+		c->fn();
 		rm_tmpdir();
 		ran++;
 		if (u_failures) {
 			failed++;
-			printf("  %s/%s: %s: %d of %d checks FAILED\n", base, cases[k].name,
-			       cases[k].what, u_failures, u_checks);
+			printf("  %s/%s: %s: %d of %d checks FAILED\n", base, c->name, c->what,
+			       u_failures, u_checks);
 		} else if (skipped) {
 			skips++;
-			printf("  %s/%s: skipped: %s\n", base, cases[k].name, skipped);
+			printf("  %s/%s: skipped: %s\n", base, c->name, skipped);
 		} else {
-			printf("  %s/%s: %s: %d checks ok\n", base, cases[k].name, cases[k].what,
-			       u_checks);
+			printf("  %s/%s: %s: %d checks ok\n", base, c->name, c->what, u_checks);
 		}
 		fflush(stdout);
 	}

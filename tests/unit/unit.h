@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers for the unit tests (tests/unit/): programs linked against the
  * objects of src/ they test, without the preload library, so they need no
- * root, no image and no managed file system. Each program is a table of
- * named cases; u_main() runs them all, or those named on the command line,
- * prints one line per case (what it checked, how many checks) and exits
- * U_EXIT_PASS, U_EXIT_FAIL or U_EXIT_SKIP (77: every case chosen skipped). */
+ * root, no image and no managed file system. Each program is a list of
+ * named cases, each written as
+ *     U_TEST(name, "one line: what the case checks") { ...U_CHECK... }
+ * The runner (unit.c's main) runs them all, in the order they stand, or
+ * those named on the command line, prints one line per case (what it
+ * checked, how many checks) and exits U_EXIT_PASS, U_EXIT_FAIL or
+ * U_EXIT_SKIP (77: every case chosen skipped). */
 #ifndef SFS_UNIT_H
 #define SFS_UNIT_H
 
@@ -21,7 +24,22 @@ struct u_case {
 	const char *name;
 	const char *what; /* one line: what the case checks */
 	void (*fn)(void);
+	struct u_case *next; /* the next case of the program (u_register) */
 };
+
+/* Adds a case at the end of the program's list (U_TEST, before main). */
+void u_register(struct u_case *c);
+
+/* Defines a case's function and registers it. Constructors of one file run
+ * in the order they stand, so the cases run in the file's order. */
+#define U_TEST(name, what_)                                                                        \
+	static void u_test_##name(void);                                                           \
+	__attribute__((constructor)) static void u_register_##name(void)                           \
+	{                                                                                          \
+		static struct u_case c = {#name, what_, u_test_##name, NULL};                      \
+		u_register(&c);                                                                    \
+	}                                                                                          \
+	static void u_test_##name(void)
 
 extern int u_checks, u_failures;
 
@@ -30,7 +48,7 @@ extern int u_checks, u_failures;
 	do {                                                                                       \
 		u_checks++;                                                                        \
 		if (!(cond)) {                                                                     \
-			fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);  \
+			fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);   \
 			fprintf(stderr, __VA_ARGS__);                                              \
 			fprintf(stderr, "\n");                                                     \
 			u_failures++;                                                              \
@@ -50,15 +68,7 @@ extern int u_checks, u_failures;
 void u_skip(const char *why);
 
 /* A fresh directory under $TMPDIR (or /tmp), removed with its files
- * (one level) by u_main after the case; NULL on failure. */
+ * (one level) by the runner after the case; NULL on failure. */
 const char *u_tmpdir(void);
-
-int u_main(const char *prog, const struct u_case *cases, size_t n, int argc, char **argv);
-
-#define U_MAIN(cases)                                                                              \
-	int main(int argc, char **argv)                                                            \
-	{                                                                                          \
-		return u_main(argv[0], cases, sizeof(cases) / sizeof(cases[0]), argc, argv);       \
-	}
 
 #endif
