@@ -165,6 +165,21 @@ check: $(UNIT_BIN) $(BUILD)/libsplitfs.so
 
 .PHONY: check
 
+# --- tree hygiene (run by .ci/run) ---------------------------------------------
+# format: lays out every C/C++ file by .clang-format; format-check fails on
+# any file it would change. history-check: commit subjects of at most 72
+# columns, each with a body (commits since tests/history-check.sh came).
+format:
+	$(Q)./tests/format-check.sh --fix
+
+format-check:
+	$(Q)./tests/format-check.sh
+
+history-check:
+	$(Q)./tests/history-check.sh
+
+.PHONY: format format-check history-check
+
 # --- benchmarks (bench/) --------------------------------------------------------
 BENCH_SRC := $(wildcard bench/src/*.c)
 BENCH_CXX_SRC := $(wildcard bench/src/*.cc)

@@ -51,9 +51,9 @@ static int make_fs(const char *fs, const char *img)
 	int st = cli_spawn(argv, true);
 	if (st == 127) { /* the shell's "command not found" */
 		cli_err("image up: %s not found: install %s", argv[0],
-			strcmp(fs, "xfs") == 0	  ? "xfsprogs"
-			: strcmp(fs, "ext4") == 0 ? "e2fsprogs"
-						  : "btrfs-progs");
+			strcmp(fs, "xfs") == 0	? "xfsprogs" :
+			strcmp(fs, "ext4") == 0 ? "e2fsprogs" :
+						  "btrfs-progs");
 		return -1;
 	}
 	if (st != 0) {
@@ -63,7 +63,8 @@ static int make_fs(const char *fs, const char *img)
 	if (strcmp(fs, "xfs") == 0) {
 		int rc = xfs_enable_exchange(img);
 		if (rc) {
-			cli_err("image up: %s: cannot enable exchange-range: %s", img, strerror(-rc));
+			cli_err("image up: %s: cannot enable exchange-range: %s", img,
+				strerror(-rc));
 			return -1;
 		}
 	}
@@ -109,7 +110,9 @@ static int image_up(const char *dir, const char *fs, const char *size)
 		return EXIT_USAGE;
 	}
 	/* mkfs's own minimums (xfsprogs: 300 MB; btrfs-progs: 114 MiB). */
-	uint64_t least = strcmp(fs, "xfs") == 0 ? 300u << 20 : strcmp(fs, "btrfs") == 0 ? 120u << 20 : 0;
+	uint64_t least = strcmp(fs, "xfs") == 0	  ? 300u << 20 :
+			 strcmp(fs, "btrfs") == 0 ? 120u << 20 :
+						    0;
 	if (bytes < least) {
 		cli_err("image up: --size %s is too small for %s (at least %lluM; e.g. --size 512M)",
 			size, fs, (unsigned long long)((least + (1 << 20) - 1) >> 20));

@@ -31,7 +31,8 @@ int cmd_recover(int argc, char **argv)
 		else if (strcmp(argv[i], "--quiet") == 0)
 			quiet = true;
 		else {
-			cli_err("recover: unknown option '%s' (splitfs recover --root DIR)", argv[i]);
+			cli_err("recover: unknown option '%s' (splitfs recover --root DIR)",
+				argv[i]);
 			return EXIT_USAGE;
 		}
 	}
@@ -51,7 +52,8 @@ int cmd_recover(int argc, char **argv)
 	memset(&stores, 0, sizeof(stores));
 	/* Root recovers every user's processes, each into that user's own
 	 * files (recover.h). */
-	struct sfs_recover_env env = {.sys = &cli_libc_sys, .euid = geteuid(), .all_users = true, .root_fd = -1};
+	struct sfs_recover_env env = {
+		.sys = &cli_libc_sys, .euid = geteuid(), .all_users = true, .root_fd = -1};
 	int dfd = open(priv, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	struct stat rst;
 	if (dfd < 0) {
@@ -63,8 +65,9 @@ int cmd_recover(int argc, char **argv)
 		cli_err("recover: %s: %s", priv, strerror(errno));
 		return 1;
 	}
-	int rc = fstat(dfd, &rst) == 0 ? sfs_mount_instance(&cli_libc_sys, dfd, env.boot_id, &env.mnt_id)
-				       : -errno;
+	int rc = fstat(dfd, &rst) == 0 ?
+			 sfs_mount_instance(&cli_libc_sys, dfd, env.boot_id, &env.mnt_id) :
+			 -errno;
 	if (rc) {
 		cli_err("recover: %s: %s", priv, strerror(-rc));
 		close(dfd);

@@ -17,15 +17,15 @@
  * fs/xfs/libxfs/xfs_format.h), big-endian except sb_crc. Only the fields
  * this tool reads or writes are named. */
 struct xfs_dsb_head {
-	uint8_t magic[4];	 /* "XFSB" */
+	uint8_t magic[4]; /* "XFSB" */
 	uint8_t pad0[98];
-	uint16_t sectsize;	 /* be16: the CRC covers this many bytes */
+	uint16_t sectsize; /* be16: the CRC covers this many bytes */
 	uint8_t pad1[104];
 	uint32_t features_compat; /* be32 */
 	uint32_t features_ro_compat;
 	uint32_t features_incompat;
 	uint32_t features_log_incompat;
-	uint32_t crc;		 /* le32, CRC32C of the sector with this zeroed */
+	uint32_t crc; /* le32, CRC32C of the sector with this zeroed */
 } __attribute__((packed));
 static_assert(offsetof(struct xfs_dsb_head, sectsize) == 102, "sb_sectsize offset");
 static_assert(offsetof(struct xfs_dsb_head, features_incompat) == 216, "sb_features_incompat");

@@ -101,9 +101,10 @@ static void recover_dead(void)
 		sfs_stat_event(SFS_EV_adopted_stores, rep.stores);
 	if (logs.records || logs.skipped || logs.first_error[0])
 		sfs_msg("recovered %u records (%llu bytes, %u files) from %u logs of dead processes in "
-			"%.1f ms, %u skipped%s%s", logs.records, (unsigned long long)logs.bytes,
-			logs.files, logs.logs, (double)logs.ns / 1e6, logs.skipped,
-			logs.first_error[0] ? "; " : "", logs.first_error);
+			"%.1f ms, %u skipped%s%s",
+			logs.records, (unsigned long long)logs.bytes, logs.files, logs.logs,
+			(double)logs.ns / 1e6, logs.skipped, logs.first_error[0] ? "; " : "",
+			logs.first_error);
 	if (rep.orphaned || rep.first_error[0])
 		sfs_warn("staged appends of dead processes: %u put back, %u kept apart (%s)",
 			 rep.stores, rep.orphaned, rep.first_error);

@@ -28,6 +28,8 @@ want pkg-config pkg-config
 want man man-db
 want groff groff-base
 want readelf binutils
+# make format-check (.ci/run): the layout of .clang-format.
+want clang-format clang-format
 [ -e /usr/include/libpmem2.h ] || need_pkgs+=(libpmem2-dev)
 if [ ${#need_pkgs[@]} -gt 0 ]; then
 	echo "deps: installing ${need_pkgs[*]}"

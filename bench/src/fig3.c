@@ -25,8 +25,8 @@
 
 static void report(const char *pattern, long ops, double ns)
 {
-	printf("{\"metric\":\"%s\",\"value\":%.1f,\"unit\":\"ns/op\",\"better\":\"lower\"}\n", pattern,
-	       ns / (double)ops);
+	printf("{\"metric\":\"%s\",\"value\":%.1f,\"unit\":\"ns/op\",\"better\":\"lower\"}\n",
+	       pattern, ns / (double)ops);
 	fflush(stdout);
 }
 
@@ -34,9 +34,8 @@ static void report(const char *pattern, long ops, double ns)
  * name: pwrites over the whole existing file sequentially, or (`appends`)
  * write()s to a fresh file, removed afterwards. Always inlined with a
  * constant `appends`: the timed loop is then what it was as two functions. */
-static inline __attribute__((always_inline)) int timed_writes(const char *path, long nops,
-							      int every, const char *name,
-							      bool appends)
+static inline __attribute__((always_inline)) int
+timed_writes(const char *path, long nops, int every, const char *name, bool appends)
 {
 	static char buf[OP];
 	if (appends)
@@ -84,7 +83,8 @@ int main(int argc, char **argv)
 		if (fd < 0)
 			return bench_fail(path);
 		for (long done = 0; done < nops * OP;) {
-			long n = nops * OP - done < (long)sizeof(big) ? nops * OP - done : (long)sizeof(big);
+			long n = nops * OP - done < (long)sizeof(big) ? nops * OP - done :
+									(long)sizeof(big);
 			if (write(fd, big, (size_t)n) != n)
 				return bench_fail("write");
 			done += n;

@@ -30,7 +30,8 @@ static void shuffle(long *v, long n, unsigned seed)
 
 static void report(const char *pattern, long ops, double ns)
 {
-	printf("{\"pattern\":\"%s\",\"ops\":%ld,\"ns_per_op\":%.1f}\n", pattern, ops, ns / (double)ops);
+	printf("{\"pattern\":\"%s\",\"ops\":%ld,\"ns_per_op\":%.1f}\n", pattern, ops,
+	       ns / (double)ops);
 	fflush(stdout);
 }
 
@@ -39,9 +40,8 @@ static void report(const char *pattern, long ops, double ns)
  * 0) at block idx[i] after shuffling idx with seed. Always inlined with
  * constant seed and writes: the timed loop is then what it was written
  * out once per pattern. 0, or 1 on a short read or write. */
-static inline __attribute__((always_inline)) int pattern(const char *name, int fd, char *buf,
-							 long *idx, long nops, unsigned seed,
-							 bool writes)
+static inline __attribute__((always_inline)) int
+pattern(const char *name, int fd, char *buf, long *idx, long nops, unsigned seed, bool writes)
 {
 	if (seed)
 		shuffle(idx, nops, seed);

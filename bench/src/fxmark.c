@@ -146,7 +146,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	dir = argv[1];
-	kind = (enum kind)-1;
+	kind = (enum kind)(-1);
 	for (int i = 0; i < 5; i++)
 		if (strcmp(argv[2], names[i]) == 0)
 			kind = (enum kind)i;

@@ -43,7 +43,9 @@ int main(int argc, char **argv)
 		if (op(fd, buf, i, writes))
 			return perror("io"), 1;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	printf("%.1f\n", ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / (double)n);
+	printf("%.1f\n",
+	       ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) /
+		       (double)n);
 	close(fd);
 	return 0;
 }

@@ -42,8 +42,8 @@ static double now(void)
 
 static void emit(const char *metric, double ns)
 {
-	printf("{\"metric\":\"%s\",\"value\":%.1f,\"unit\":\"ns/op\",\"better\":\"lower\"}\n", metric,
-	       ns);
+	printf("{\"metric\":\"%s\",\"value\":%.1f,\"unit\":\"ns/op\",\"better\":\"lower\"}\n",
+	       metric, ns);
 }
 
 __attribute__((target("sse4.2"))) static uint32_t crc64b(const void *p)

@@ -50,7 +50,8 @@ static double mean(const uint64_t *v, long n)
 
 static void emit(const char *metric, double ns)
 {
-	printf("{\"metric\":\"%s\",\"value\":%.1f,\"unit\":\"ns\",\"better\":\"lower\"}\n", metric, ns);
+	printf("{\"metric\":\"%s\",\"value\":%.1f,\"unit\":\"ns\",\"better\":\"lower\"}\n", metric,
+	       ns);
 	fflush(stdout);
 }
 

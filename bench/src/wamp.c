@@ -41,8 +41,8 @@ static long long sectors_written(const char *statfile)
 		return -1;
 	buf[n] = 0;
 	long long f[7];
-	if (sscanf(buf, "%lld %lld %lld %lld %lld %lld %lld", &f[0], &f[1], &f[2], &f[3], &f[4], &f[5],
-		   &f[6]) != 7)
+	if (sscanf(buf, "%lld %lld %lld %lld %lld %lld %lld", &f[0], &f[1], &f[2], &f[3], &f[4],
+		   &f[5], &f[6]) != 7)
 		return -1;
 	return f[6];
 }
@@ -73,7 +73,7 @@ int main(int argc, char **argv)
 	static const struct {
 		const char *name;
 		long size;
-	} sizes[] = {{"1k", 1 << 10},	{"4k", 4 << 10},    {"16k", 16 << 10},
+	} sizes[] = {{"1k", 1 << 10},	{"4k", 4 << 10},     {"16k", 16 << 10},
 		     {"64k", 64 << 10}, {"256k", 256 << 10}, {"1m", 1 << 20}};
 	long file = mib << 20;
 	if (file < (1 << 20) || ops < 1 || sectors_written(statfile) < 0) {

@@ -82,7 +82,10 @@ class Rng {
 		return r;
 	}
 	double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; } /* [0, 1) */
-	uint64_t range(uint64_t lo, uint64_t hi) { return lo + next() % (hi - lo + 1); } /* [lo, hi] */
+	uint64_t range(uint64_t lo, uint64_t hi)
+	{
+		return lo + next() % (hi - lo + 1);
+	} /* [lo, hi] */
 
       private:
 	static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
@@ -155,7 +158,10 @@ class Zipfian {
  * precomputed by YCSB), hashed onto [0, items). */
 class ScrambledZipfian {
       public:
-	explicit ScrambledZipfian(int64_t items) : items_(items), zipf_(0, 10000000000LL, 26.46902820178302) {}
+	explicit ScrambledZipfian(int64_t items)
+	    : items_(items), zipf_(0, 10000000000LL, 26.46902820178302)
+	{
+	}
 	int64_t next(Rng &rng) { return fnvhash64(zipf_.next(rng)) % items_; }
 
       private:
@@ -203,8 +209,8 @@ void make_value(Rng &rng, const std::string &key, std::string &value)
 void check_value(const std::string &key, const std::string &value)
 {
 	if (value.size() != kValueSize || std::memcmp(value.data(), key.data(), kKeySize) != 0)
-		die("record " + key + ": wrong value (" + std::to_string(value.size()) + " bytes, starts " +
-		    value.substr(0, kKeySize) + ")");
+		die("record " + key + ": wrong value (" + std::to_string(value.size()) +
+		    " bytes, starts " + value.substr(0, kKeySize) + ")");
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0)
@@ -260,7 +266,8 @@ class Bench {
 	{
 		Rng rng(seed);
 		/* YCSB sizes the zipfian key chooser for the inserts it expects. */
-		int64_t expected_new = static_cast<int64_t>(static_cast<double>(ops) * mix.insert * 2.0);
+		int64_t expected_new =
+			static_cast<int64_t>(static_cast<double>(ops) * mix.insert * 2.0);
 		ScrambledZipfian zipf(records_ + expected_new);
 		std::unique_ptr<Latest> latest(mix.latest ? new Latest(records_ - 1) : nullptr);
 		leveldb::ReadOptions ro;
@@ -359,7 +366,8 @@ void verify(const std::string &path, size_t write_buffer, int64_t n)
 	int64_t count = 0;
 	for (it->SeekToFirst(); it->Valid(); it->Next(), count++) {
 		leveldb::Slice k = it->key(), v = it->value();
-		if (k.size() != kKeySize || v.size() != kValueSize || std::memcmp(v.data(), k.data(), kKeySize) != 0)
+		if (k.size() != kKeySize || v.size() != kValueSize ||
+		    std::memcmp(v.data(), k.data(), kKeySize) != 0)
 			die("verify: bad record " + k.ToString());
 	}
 	check(it->status(), "verify: iterate");
@@ -390,7 +398,9 @@ int64_t arg(const char *s, const char *name)
 int main(int argc, char **argv)
 {
 	if (argc != 6) {
-		std::fprintf(stderr, "usage: ycsb_leveldb DIR RECORDS OPERATIONS SYNC_RECORDS WRITE_BUFFER_BYTES\n");
+		std::fprintf(
+			stderr,
+			"usage: ycsb_leveldb DIR RECORDS OPERATIONS SYNC_RECORDS WRITE_BUFFER_BYTES\n");
 		return 2;
 	}
 	std::string dir = argv[1];
@@ -417,9 +427,9 @@ int main(int argc, char **argv)
 
 	/* YCSB's core workloads (read, update, insert, scan, read-modify-write). */
 	const Bench::Mix mixes[] = {
-	    {"A", 0.50, 0.50, 0, 0, 0, false},    {"B", 0.95, 0.05, 0, 0, 0, false},
-	    {"C", 1.00, 0, 0, 0, 0, false},	  {"F", 0.50, 0, 0, 0, 0.50, false},
-	    {"D", 0.95, 0, 0.05, 0, 0, true},	  {"E", 0, 0, 0.05, 0.95, 0, false},
+		{"A", 0.50, 0.50, 0, 0, 0, false}, {"B", 0.95, 0.05, 0, 0, 0, false},
+		{"C", 1.00, 0, 0, 0, 0, false},	   {"F", 0.50, 0, 0, 0, 0.50, false},
+		{"D", 0.95, 0, 0.05, 0, 0, true},  {"E", 0, 0, 0.05, 0.95, 0, false},
 	};
 	uint64_t seed = 10;
 	for (const auto &m : mixes) {
@@ -433,7 +443,8 @@ int main(int argc, char **argv)
 	verify(path, write_buffer, total);
 
 	for (const auto &r : results)
-		std::printf("{\"metric\":\"%s\",\"value\":%.1f,\"unit\":\"ops/s\",\"better\":\"higher\"}\n",
-			    r.metric.c_str(), r.ops_per_s);
+		std::printf(
+			"{\"metric\":\"%s\",\"value\":%.1f,\"unit\":\"ops/s\",\"better\":\"higher\"}\n",
+			r.metric.c_str(), r.ops_per_s);
 	return std::fflush(stdout) == 0 ? 0 : 1;
 }

@@ -82,8 +82,9 @@ static int open_window(struct sfs_inode *in)
 	if (rc)
 		return rc;
 	int64_t ksize = atomic_load(&in->ksize);
-	int64_t base = in->stage.kind == SFS_STAGE_FILE ? SFS_ALIGN_DOWN(ksize, (int64_t)SFS_BLOCK)
-							: ksize;
+	int64_t base = in->stage.kind == SFS_STAGE_FILE ?
+			       SFS_ALIGN_DOWN(ksize, (int64_t)SFS_BLOCK) :
+			       ksize;
 	rc = sfs_stage_open_window(&in->stage, in->kfd, in->dev, in->ino, ksize);
 	if (!rc)
 		rc = sfs_stage_cover(&in->stage, base, ksize);
@@ -239,13 +240,14 @@ static ssize_t write_locked(struct sfs_inode *in, const void *buf, size_t n, int
 							  memory_order_relaxed);
 		}
 		/* On DAX a store dirties only the lines it flushes: no folios. */
-		if (low && !in->dax && atomic_load_explicit(&in->small_syncs, memory_order_relaxed)) {
+		if (low && !in->dax &&
+		    atomic_load_explicit(&in->small_syncs, memory_order_relaxed)) {
 			rc = overwrite_kernel(in, buf, low, off);
 		} else if (low) {
 			if (sequential && !sfs_inode_on_dax(in) && !sfs_g.opt.protect &&
 			    atomic_load_explicit(&in->maps_rw, memory_order_relaxed))
-				populate_ahead(&in->maps, in->kfd, off, off + (int64_t)low, boundary,
-					       64 << 10, &in->t_populated);
+				populate_ahead(&in->maps, in->kfd, off, off + (int64_t)low,
+					       boundary, 64 << 10, &in->t_populated);
 			rc = sfs_map_copy(in, off, (char *)buf, low, true);
 			if (!rc && sfs_inode_on_dax(in)) /* stores on DAX */
 				sfs_stat_event(SFS_EV_dax_stores, low);
@@ -293,8 +295,8 @@ static void raise_xfsz(void)
  * at the kernel's end of file, atomically, as an O_APPEND write would be.
  * In sync and strict modes it is durable before it returns (not atomic:
  * the log serves leased files only). Caller holds the lock. */
-static ssize_t unleased_pwritev(struct sfs_inode *in, const struct iovec *iov, int cnt,
-				int64_t off, bool append, int64_t *at)
+static ssize_t unleased_pwritev(struct sfs_inode *in, const struct iovec *iov, int cnt, int64_t off,
+				bool append, int64_t *at)
 {
 	sfs_stat_event(SFS_EV_unleased_ops, 1);
 	/* Strict mode: logged, applied, synced and retired at once, so that
@@ -333,8 +335,9 @@ static ssize_t unleased_pwritev(struct sfs_inode *in, const struct iovec *iov, i
 	if (w > 0 && sfs_oplog_on()) {
 		static atomic_bool warned;
 		if (sfs_g.opt.mode == SFS_MODE_STRICT && !atomic_exchange(&warned, true))
-			sfs_warn("strict mode: an O_APPEND write to a file another process has open "
-				 "is durable but not atomic (README, consistency modes; said once)");
+			sfs_warn(
+				"strict mode: an O_APPEND write to a file another process has open "
+				"is durable but not atomic (README, consistency modes; said once)");
 		if (sfs_real.fdatasync(in->kfd) != 0)
 			return -errno;
 	}
@@ -390,8 +393,8 @@ static ssize_t overwrite_unlocked(struct sfs_inode *in, const void *buf, size_t 
 	return rc ? -EAGAIN : (ssize_t)n; /* a fault: the locked path redoes it */
 }
 
-ssize_t sfs_inode_pwrite(struct sfs_inode *in, const void *buf, size_t n, int64_t off,
-			 bool append, int64_t *at)
+ssize_t sfs_inode_pwrite(struct sfs_inode *in, const void *buf, size_t n, int64_t off, bool append,
+			 int64_t *at)
 {
 	if (!append) {
 		ssize_t w = overwrite_unlocked(in, buf, n, off);

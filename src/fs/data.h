@@ -33,8 +33,8 @@ ssize_t sfs_inode_write_locked(struct sfs_inode *in, const void *buf, size_t n, 
 
 /* Writes n bytes at off, or at the end of file when append is set; *at
  * receives the offset used. Returns the count or -errno. */
-ssize_t sfs_inode_pwrite(struct sfs_inode *in, const void *buf, size_t n, int64_t off,
-			 bool append, int64_t *at);
+ssize_t sfs_inode_pwrite(struct sfs_inode *in, const void *buf, size_t n, int64_t off, bool append,
+			 int64_t *at);
 
 /* The same for a vector, under one lock (writev is atomic with respect to
  * other writers of the file, as in the kernel). iov must be validated. */

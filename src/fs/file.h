@@ -16,8 +16,8 @@
 struct sfs_inode;
 
 struct sfs_file {
-	atomic_int refs;	/* fd-table entries + operations in flight */
-	atomic_int flags;	/* open(2) flags: access mode, O_APPEND, ... */
+	atomic_int refs;	  /* fd-table entries + operations in flight */
+	atomic_int flags;	  /* open(2) flags: access mode, O_APPEND, ... */
 	pthread_mutex_t pos_lock; /* serialises read/write/lseek on the offset */
 	int64_t pos;
 	/* The kernel's open file at the application's descriptors is the

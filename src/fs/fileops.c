@@ -76,7 +76,8 @@ void sfs_manage_at(int fd, int flags, int64_t pos)
 	struct sfs_file *f = sfs_file_new(in, flags, pos);
 	if (!f) {
 		if (shared) /* the kernel's open file has lost O_APPEND */
-			sfs_real.fcntl(fd, F_SETFL, sfs_real.fcntl(fd, F_GETFL) | (flags & O_APPEND));
+			sfs_real.fcntl(fd, F_SETFL,
+				       sfs_real.fcntl(fd, F_GETFL) | (flags & O_APPEND));
 		if ((flags & O_ACCMODE) != O_RDONLY)
 			sfs_inode_writer_gone(in);
 		sfs_inode_put(in);
@@ -192,8 +193,8 @@ static ssize_t import_iov(const struct iovec *uiov, int cnt, struct iovec *stack
 			return -EINVAL;
 	if (cnt == 1) {
 		v[0].iov_len = SFS_MIN(v[0].iov_len, SFS_MAX_RW_COUNT);
-		return sfs_user_range_ok(v[0].iov_base, v[0].iov_len) ? (ssize_t)v[0].iov_len
-								      : -EFAULT;
+		return sfs_user_range_ok(v[0].iov_base, v[0].iov_len) ? (ssize_t)v[0].iov_len :
+									-EFAULT;
 	}
 	size_t total = 0;
 	for (int i = 0; i < cnt; i++) {
@@ -240,8 +241,7 @@ out:
 	return done;
 }
 
-ssize_t sfs_file_writev(struct sfs_file *f, const struct iovec *uiov, int cnt, int64_t off,
-			int rwf)
+ssize_t sfs_file_writev(struct sfs_file *f, const struct iovec *uiov, int cnt, int64_t off, int rwf)
 {
 	if (rwf & ~SERVED_RWF)
 		return -ENOTSUP;

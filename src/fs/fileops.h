@@ -31,8 +31,7 @@ ssize_t sfs_file_pwrite(struct sfs_file *f, const void *buf, size_t n, int64_t o
  * Returns -ENOTSUP when rwf holds a flag the library does not serve (the
  * wrapper then hands the call to the kernel). */
 ssize_t sfs_file_readv(struct sfs_file *f, const struct iovec *iov, int cnt, int64_t off, int rwf);
-ssize_t sfs_file_writev(struct sfs_file *f, const struct iovec *iov, int cnt, int64_t off,
-			int rwf);
+ssize_t sfs_file_writev(struct sfs_file *f, const struct iovec *iov, int cnt, int64_t off, int rwf);
 
 int64_t sfs_file_lseek(struct sfs_file *f, int64_t off, int whence);
 

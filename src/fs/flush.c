@@ -101,7 +101,8 @@ int sfs_inode_sync(struct sfs_inode *in, int fd, bool datasync)
 	int64_t ow = atomic_exchange_explicit(&in->overwritten, 0, memory_order_relaxed);
 	int64_t runs = atomic_exchange_explicit(&in->overwrite_runs, 0, memory_order_relaxed);
 	for (int i = 0; i < SFS_READER_SLOTS; i++) {
-		ow += atomic_exchange_explicit(&in->readers[i].overwritten, 0, memory_order_relaxed);
+		ow += atomic_exchange_explicit(&in->readers[i].overwritten, 0,
+					       memory_order_relaxed);
 		runs += atomic_exchange_explicit(&in->readers[i].runs, 0, memory_order_relaxed);
 	}
 	if (ow > 0) {
@@ -139,11 +140,12 @@ int sfs_inode_truncate(struct sfs_inode *in, int fd, const char *path, int64_t l
 		 * on the media), so a crash in between would leave neither
 		 * state. The TRUNCATE record goes first (recovery redoes it)
 		 * and is retired once the kernel's truncation is durable. */
-		bool logged = sfs_oplog_on() &&
-			      sfs_oplog_truncate(&in->log, in->kfd, in->ino, len) == 0;
-		int r = (fd >= 0 ? sfs_real.ftruncate(fd, len) : sfs_real.truncate(path, len)) == 0
-				? 0
-				: -errno;
+		bool logged =
+			sfs_oplog_on() && sfs_oplog_truncate(&in->log, in->kfd, in->ino, len) == 0;
+		int r = (fd >= 0 ? sfs_real.ftruncate(fd, len) : sfs_real.truncate(path, len)) ==
+					0 ?
+				0 :
+				-errno;
 		if (logged) { /* durable (its fdatasync), or refused: not to be replayed */
 			int c = sfs_inode_log_commit(in);
 			if (!r)

@@ -235,8 +235,8 @@ static struct sfs_inode *create(int appfd, const struct stat *st, int flags)
 	atomic_store(&in->posix_locks, locks);
 	in->refs = 1;
 	in->nwriters = sfs_openfile_writes(flags) ? 1 : 0;
-	atomic_store(&in->maps_rw, in->writable && in->nwriters > 0 &&
-				       (!sfs_g.opt.protect || sfs_pkey >= 0));
+	atomic_store(&in->maps_rw,
+		     in->writable && in->nwriters > 0 && (!sfs_g.opt.protect || sfs_pkey >= 0));
 	sfs_inode_dax_setup(in);
 	atomic_store(&in->kdirty, true);
 	return in;

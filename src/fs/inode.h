@@ -73,11 +73,11 @@ struct sfs_inode {
 	int kfd;	/* the library's descriptor: a dup of the application's open */
 	bool writable;	/* kfd is O_RDWR: the library writes through mappings */
 	bool readable;	/* kfd is not O_WRONLY */
-	bool kwritable;	/* kfd is open for writing (O_RDWR, or an O_WRONLY the kernel serves) */
+	bool kwritable; /* kfd is open for writing (O_RDWR, or an O_WRONLY the kernel serves) */
 	bool mergeable; /* another open of the file may share kfd's open file */
 
 	pthread_mutex_t lock; /* the writer lock */
-	atomic_int barrier; /* non-zero: a structural change is running */
+	atomic_int barrier;   /* non-zero: a structural change is running */
 	/* Readers in a read section, counted on the slot of their thread
 	 * (sfs_reader_slot), each on its own cache line: readers on many CPUs
 	 * do not write one shared line. The sum is what counts. */
@@ -92,8 +92,8 @@ struct sfs_inode {
 	/* The lease (lease.h). leased: served from user space; changed under
 	 * the lock with the barrier closed. The rest under the lock. */
 	atomic_bool leased;
-	bool lease_never;      /* the kernel will not lease it (owner, fs) */
-	int lease_ops;	       /* data operations since the last try */
+	bool lease_never;	/* the kernel will not lease it (owner, fs) */
+	int lease_ops;		/* data operations since the last try */
 	int64_t lease_retry_at; /* ns (monotonic): not before */
 	int64_t lease_backoff;
 
@@ -104,7 +104,7 @@ struct sfs_inode {
 	/* Bytes of the process's space reservation the window holds
 	 * (staging/reserve.h), under the lock. */
 	int64_t reserved;
-	int64_t reserve_spare; /* of reserved: not yet needed by a staged byte */
+	int64_t reserve_spare;	      /* of reserved: not yet needed by a staged byte */
 	_Atomic int64_t staged_mtime; /* ns: the last staged write (stat shows it) */
 
 	struct sfs_stage stage;
@@ -168,8 +168,8 @@ struct sfs_inode {
 	int stale_kfd;
 
 	/* Bookkeeping under the inode-table lock. */
-	int refs;		/* files (and transient users) referring to it */
-	bool unhashed;		/* out of the table: destroyed when unused */
+	int refs;      /* files (and transient users) referring to it */
+	bool unhashed; /* out of the table: destroyed when unused */
 	struct sfs_inode *hnext;
 	struct sfs_inode *lru_prev, *lru_next; /* the closed-inode cache */
 };

@@ -22,7 +22,10 @@ struct sfs_inoset {
 	} slot[SFS_INOSET_CAP];
 };
 
-#define SFS_INOSET_INIT {.lock = PTHREAD_MUTEX_INITIALIZER}
+#define SFS_INOSET_INIT                                                                            \
+	{                                                                                          \
+		.lock = PTHREAD_MUTEX_INITIALIZER                                                  \
+	}
 
 bool sfs_inoset_has(struct sfs_inoset *s, dev_t dev, ino_t ino);
 

@@ -198,8 +198,8 @@ bool sfs_lease_take_locked(struct sfs_inode *in, bool force)
 		if (errno == EAGAIN || errno == EBUSY || errno == EWOULDBLOCK) {
 			/* Open elsewhere now: later, less often each time. */
 			in->lease_backoff = in->lease_backoff ? SFS_MIN(2 * in->lease_backoff,
-									(int64_t)RETRY_MAX_NS)
-							      : RETRY_MIN_NS;
+									(int64_t)RETRY_MAX_NS) :
+								RETRY_MIN_NS;
 			in->lease_retry_at = now + in->lease_backoff;
 			sfs_stat_event(SFS_EV_lease_refused, 1);
 		} else {

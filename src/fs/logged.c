@@ -108,7 +108,8 @@ static ssize_t direct(struct sfs_inode *in, const char *data, size_t n, int64_t 
 	if (sfs_g.opt.mode == SFS_MODE_STRICT && sfs_oplog_ready() == 0 &&
 	    !atomic_exchange(&warned, true))
 		sfs_warn("a %zu-byte write does not fit the operation log (SPLITFS_LOG_SIZE): "
-			 "written durably but not atomically (said once)", n);
+			 "written durably but not atomically (said once)",
+			 n);
 	ssize_t w = apply(in, data, n, off);
 	if (w <= 0)
 		return w;
@@ -192,7 +193,8 @@ ssize_t sfs_logged_pwritev(struct sfs_inode *in, const struct iovec *iov, int cn
 			 * append put in goes again (an overwrite of allocated
 			 * blocks does not run out of space). */
 			if (sfs_g.opt.mode == SFS_MODE_STRICT && ret > 0) {
-				if (off + ret > ksize && sfs_real.ftruncate(in->kfd, SFS_MAX(off, ksize)) == 0) {
+				if (off + ret > ksize &&
+				    sfs_real.ftruncate(in->kfd, SFS_MAX(off, ksize)) == 0) {
 					atomic_store(&in->ksize, SFS_MAX(off, ksize));
 					atomic_store(&in->size, SFS_MAX(off, ksize));
 				}

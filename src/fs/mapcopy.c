@@ -31,9 +31,9 @@ int sfs_map_copy(struct sfs_inode *in, int64_t off, char *buf, size_t n, bool to
 		 * Read-only chunks (SPLITFS_PROTECT) take no store: the kernel
 		 * writes (a write window, two mprotects, costs 4.7 times a
 		 * pwrite here: README, Stray writes). */
-		char *m = to_file && !rw ? (err = -EAGAIN, NULL)
-					 : sfs_map_get(&in->maps, in->kfd, (uint64_t)off, prot, !flush,
-						       &err);
+		char *m = to_file && !rw ? (err = -EAGAIN, NULL) :
+					   sfs_map_get(&in->maps, in->kfd, (uint64_t)off, prot,
+						       !flush, &err);
 		if (!m) {
 			/* Not mapped (first touch, budget, radix): the kernel copies
 			 * this piece. */
@@ -41,8 +41,8 @@ int sfs_map_copy(struct sfs_inode *in, int64_t off, char *buf, size_t n, bool to
 				sfs_stat_event(SFS_EV_kernel_fallbacks, 1);
 			if (to_file)
 				sfs_inode_kernel_changed(in);
-			ssize_t r = to_file ? sfs_real.pwrite(in->kfd, buf, len, off)
-					    : sfs_real.pread(in->kfd, buf, len, off);
+			ssize_t r = to_file ? sfs_real.pwrite(in->kfd, buf, len, off) :
+					      sfs_real.pread(in->kfd, buf, len, off);
 			if (r < 0) {
 				rc = -errno;
 				break;
@@ -64,7 +64,8 @@ int sfs_map_copy(struct sfs_inode *in, int64_t off, char *buf, size_t n, bool to
 			} else {
 				sfs_protect_open(); /* this thread's window (protect.h) */
 				if (flush)
-					rc = sfs_guarded_copy_by(p, buf, len, sfs_pmem_copy_nodrain);
+					rc = sfs_guarded_copy_by(p, buf, len,
+								 sfs_pmem_copy_nodrain);
 				else
 					rc = sfs_guarded_copy(p, buf, len);
 				sfs_protect_close();

@@ -80,7 +80,8 @@ int sfs_metasync_inode(int dirfd, const char *path, int atflags)
 	/* O_PATH cannot be fsynced; a plain open needs read permission the
 	 * caller may lack. Then the whole file system, via the directory. */
 	int nofollow = (atflags & AT_SYMLINK_NOFOLLOW) ? O_NOFOLLOW : 0;
-	int fd = sfs_real.openat(dirfd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | nofollow);
+	int fd = sfs_real.openat(dirfd, path,
+				 O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | nofollow);
 	if (fd >= 0) {
 		int rc = sync_if_ours(fd);
 		sfs_real.close(fd);
@@ -92,8 +93,8 @@ int sfs_metasync_inode(int dirfd, const char *path, int atflags)
 		return 0;
 	fd = sfs_real.openat(dirfd, path, O_PATH | O_CLOEXEC | nofollow);
 	int dfd = sfs_g.priv_dirfd >= 0 ? sfs_real.openat(sfs_g.priv_dirfd, ".",
-							   O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-					: -1;
+							  O_RDONLY | O_DIRECTORY | O_CLOEXEC) :
+					  -1;
 	int rc = 0;
 	if (dfd >= 0 && sfs_real.syncfs(dfd) != 0)
 		rc = -errno;

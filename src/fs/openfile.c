@@ -52,7 +52,8 @@ bool sfs_openfile_prepare(int appfd, int flags, bool locks, bool *mergeable)
 		}
 		sfs_real.close(nfd);
 		int fl = sfs_real.fcntl(appfd, F_GETFL);
-		sfs_real.fcntl(appfd, F_SETFL, (fl & ~O_APPEND) | (flags & (O_NONBLOCK | O_NOATIME)));
+		sfs_real.fcntl(appfd, F_SETFL,
+			       (fl & ~O_APPEND) | (flags & (O_NONBLOCK | O_NOATIME)));
 		return true;
 	}
 	if (flags & O_APPEND) {

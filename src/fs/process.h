@@ -49,10 +49,10 @@ bool sfs_fds_relieve(void);
 
 /* A call that makes a descriptor, retried once when the application met
  * RLIMIT_NOFILE because of the library's own descriptors. */
-#define SFS_FD_RETRY(type, failed, call)                                                          \
+#define SFS_FD_RETRY(type, failed, call)                                                           \
 	({                                                                                         \
 		type r_ = (call);                                                                  \
-		if (r_ == (failed) && errno == EMFILE && sfs_g.active && sfs_fds_relieve())       \
+		if (r_ == (failed) && errno == EMFILE && sfs_g.active && sfs_fds_relieve())        \
 			r_ = (call);                                                               \
 		r_;                                                                                \
 	})

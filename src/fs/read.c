@@ -41,8 +41,7 @@ static ssize_t kernel_preadv(struct sfs_inode *in, const struct iovec *iov, int 
 
 /* A read of a file that is not leased: the kernel's, from the kernel's
  * size (another process may be changing the file), in one call. */
-static ssize_t unleased_preadv(struct sfs_inode *in, const struct iovec *iov, int cnt,
-			       int64_t off)
+static ssize_t unleased_preadv(struct sfs_inode *in, const struct iovec *iov, int cnt, int64_t off)
 {
 	sfs_stat_event(SFS_EV_unleased_ops, 1);
 	ssize_t r = sfs_real.preadv(in->kfd, iov, cnt, off);
@@ -64,9 +63,8 @@ int64_t sfs_inode_size(struct sfs_inode *in)
 /* One copy of [off, off + total of iov) from wherever the bytes are, in
  * one read section: the lease cannot go (nor another process come) between
  * the pieces. */
-static inline __attribute__((always_inline)) ssize_t read_once(struct sfs_inode *in,
-							      const struct iovec *iov, int cnt,
-							      int64_t off)
+static inline __attribute__((always_inline)) ssize_t
+read_once(struct sfs_inode *in, const struct iovec *iov, int cnt, int64_t off)
 {
 	sfs_read_enter(in);
 	if (sfs_unlikely(!sfs_inode_leased(in))) {

@@ -86,9 +86,8 @@ static inline bool sfs_ver_lock_try(struct sfs_versions *v, int64_t off, uint64_
 	for (unsigned k = 0; k < count; k++) {
 		_Atomic uint32_t *s = &v->stripe[sfs_ver_nth(first, count, k)].seq;
 		uint32_t q = atomic_load_explicit(s, memory_order_relaxed);
-		if ((q & 1) || !atomic_compare_exchange_strong_explicit(s, &q, q + 1,
-									memory_order_acquire,
-									memory_order_relaxed)) {
+		if ((q & 1) || !atomic_compare_exchange_strong_explicit(
+				       s, &q, q + 1, memory_order_acquire, memory_order_relaxed)) {
 			while (k-- > 0) { /* let go: even again (readers retry once) */
 				_Atomic uint32_t *h = &v->stripe[sfs_ver_nth(first, count, k)].seq;
 				atomic_fetch_add_explicit(h, 1, memory_order_release);
@@ -114,8 +113,9 @@ static inline void sfs_ver_lock(struct sfs_versions *v, int64_t off, uint64_t n)
 		_Atomic uint32_t *s = &v->stripe[sfs_ver_nth(first, count, k)].seq;
 		for (unsigned spins = 0;; spins++) {
 			uint32_t q = atomic_load_explicit(s, memory_order_relaxed);
-			if (!(q & 1) && atomic_compare_exchange_weak_explicit(
-						s, &q, q + 1, memory_order_acquire, memory_order_relaxed))
+			if (!(q & 1) && atomic_compare_exchange_weak_explicit(s, &q, q + 1,
+									      memory_order_acquire,
+									      memory_order_relaxed))
 				break;
 			if (spins > 64)
 				sched_yield();
@@ -151,8 +151,8 @@ static inline uint64_t sfs_ver_sum(struct sfs_versions *v, unsigned first, unsig
 	uint64_t sum = 0;
 	uint32_t any = 0;
 	for (unsigned i = 0; i < count; i++) {
-		uint32_t q = atomic_load_explicit(&v->stripe[(first + i) & (SFS_VER_STRIPES - 1)].seq,
-						  mo);
+		uint32_t q = atomic_load_explicit(
+			&v->stripe[(first + i) & (SFS_VER_STRIPES - 1)].seq, mo);
 		sum += q;
 		any |= q;
 	}
@@ -181,7 +181,8 @@ static inline bool sfs_ver_read_valid(struct sfs_versions *v, const struct sfs_v
 	uint32_t odd;
 	sfs_ver_fence(memory_order_acquire); /* the copy's loads come first */
 	if (sfs_likely(s->count == 1))
-		return atomic_load_explicit(&v->stripe[s->first].seq, memory_order_relaxed) == s->sum;
+		return atomic_load_explicit(&v->stripe[s->first].seq, memory_order_relaxed) ==
+		       s->sum;
 	return sfs_ver_sum(v, s->first, s->count, &odd, memory_order_relaxed) == s->sum;
 }
 

@@ -271,8 +271,9 @@ static int fcntl_impl(int (*real)(int, int, ...), int fd, int cmd, void *arg)
 			sfs_file_put(f);
 		}
 	}
-	int r = cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC ? SFS_FD_RETRY(int, -1, real(fd, cmd, arg))
-							 : real(fd, cmd, arg);
+	int r = cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC ?
+			SFS_FD_RETRY(int, -1, real(fd, cmd, arg)) :
+			real(fd, cmd, arg);
 	if (r < 0)
 		return r;
 	if ((cmd == F_SETLK || cmd == F_SETLKW) && ((struct flock *)arg)->l_type != F_UNLCK)

@@ -48,7 +48,8 @@ static void relink_path(int dirfd, const char *path)
 	relink_path_at(dirfd, path, AT_SYMLINK_NOFOLLOW);
 }
 
-static int unlink_impl(int dirfd, const char *path, int flags, int (*kernel)(int, const char *, int))
+static int unlink_impl(int dirfd, const char *path, int flags,
+		       int (*kernel)(int, const char *, int))
 {
 	if (!sfs_active())
 		return kernel(dirfd, path, flags);
@@ -104,8 +105,8 @@ static int rename_impl(int olddir, const char *oldpath, int newdir, const char *
 		relink_path(newdir, newpath);
 	struct stat st;
 	bool replaced = !(flags & RENAME_EXCHANGE) && lookup(newdir, newpath, &st);
-	int r = flags ? sfs_real.renameat2(olddir, oldpath, newdir, newpath, flags)
-		      : sfs_real.renameat(olddir, oldpath, newdir, newpath);
+	int r = flags ? sfs_real.renameat2(olddir, oldpath, newdir, newpath, flags) :
+			sfs_real.renameat(olddir, oldpath, newdir, newpath);
 	if (r == 0 && replaced)
 		sfs_inode_forget(st.st_dev, st.st_ino);
 	/* Both directories, the source's first (the name leaves it). */

@@ -13,7 +13,7 @@
 
 /* glibc's __OPEN_NEEDS_MODE: the mode argument exists for O_CREAT and for
  * O_TMPFILE (reading it otherwise reads garbage). */
-#define NEEDS_MODE(flags) (((flags) & O_CREAT) || ((flags) & O_TMPFILE) == O_TMPFILE)
+#define NEEDS_MODE(flags) (((flags)&O_CREAT) || ((flags)&O_TMPFILE) == O_TMPFILE)
 
 #define GET_MODE(flags)                                                                            \
 	mode_t mode = 0;                                                                           \

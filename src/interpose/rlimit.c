@@ -33,8 +33,8 @@ NO_SANITIZE SFS_EXPORT int setrlimit(__rlimit_resource_t resource, const struct 
 
 SFS_ALIAS(setrlimit64, setrlimit);
 
-NO_SANITIZE SFS_EXPORT int prlimit(pid_t pid, __rlimit_resource_t resource,
-				   const struct rlimit *rl, struct rlimit *old)
+NO_SANITIZE SFS_EXPORT int prlimit(pid_t pid, __rlimit_resource_t resource, const struct rlimit *rl,
+				   struct rlimit *old)
 {
 	static void *real;
 	int (*fn)(pid_t, __rlimit_resource_t, const struct rlimit *, struct rlimit *) =

@@ -33,8 +33,9 @@ static int ftruncate_impl(int (*real)(int, off_t), int fd, off_t len)
 	/* The kernel's open file may be shared with a writable open
 	 * (inode.h): the application's own access mode decides, as
 	 * do_sys_ftruncate does (EINVAL, after EBADF and the length). */
-	long r = len < 0 ? -EINVAL : !sfs_file_writable(f) ? -EINVAL
-				   : sfs_inode_truncate(f->inode, fd, NULL, len);
+	long r = len < 0	       ? -EINVAL :
+		 !sfs_file_writable(f) ? -EINVAL :
+					 sfs_inode_truncate(f->inode, fd, NULL, len);
 	SFS_FINISH(f, SFS_CALL_truncate, t0, r, (int)sfs_kernel_wrote(fd, real(fd, len)));
 }
 

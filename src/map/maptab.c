@@ -143,7 +143,8 @@ int sfs_map_protect_all(struct sfs_maptab *t, int prot)
 		_Atomic(char *) *l = atomic_load(&t->dir[i]);
 		for (int j = 0; l && j < SFS_MAP_FANOUT; j++) {
 			char *p = atomic_load(&l[j]);
-			if (!touch_count(p) && pkey_mprotect(p, len, prot, SFS_MAX(sfs_pkey, 0)) != 0)
+			if (!touch_count(p) &&
+			    pkey_mprotect(p, len, prot, SFS_MAX(sfs_pkey, 0)) != 0)
 				rc = -errno;
 		}
 	}

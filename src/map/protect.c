@@ -13,7 +13,8 @@ void sfs_protect_init(void)
 		return;
 	sfs_pkey = pkey_alloc(0, PKEY_DISABLE_WRITE);
 	if (sfs_g.opt.verbose)
-		sfs_msg("SPLITFS_PROTECT: %s", sfs_pkey >= 0
-			? "protection key: stores open a per-thread window"
-			: "no protection keys: read-only mappings, overwrites through the kernel");
+		sfs_msg("SPLITFS_PROTECT: %s",
+			sfs_pkey >= 0 ?
+				"protection key: stores open a per-thread window" :
+				"no protection keys: read-only mappings, overwrites through the kernel");
 }

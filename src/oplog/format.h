@@ -64,9 +64,9 @@ enum sfs_log_op {
 };
 
 struct sfs_log_entry {
-	uint32_t crc;	  /* CRC32C of the entry (this field 0) and the payload */
-	uint8_t op;	  /* enum sfs_log_op */
-	uint8_t version;  /* 1 */
+	uint32_t crc;	 /* CRC32C of the entry (this field 0) and the payload */
+	uint8_t op;	 /* enum sfs_log_op */
+	uint8_t version; /* 1 */
 	uint16_t reserved;
 	uint32_t payload; /* payload bytes (the record is padded to 64) */
 	uint32_t file;	  /* file id (FILE, WRITE, TRUNCATE, COMMIT) */

@@ -199,13 +199,14 @@ int sfs_logfile_create(const char *name, uint64_t size)
 		if (sfs_real.pwrite(fd, zeros, n, (off_t)off) != (ssize_t)n)
 			goto fail;
 	}
-	if (sfs_real.flock(fd, LOCK_EX | LOCK_NB) != 0 || sfs_logfile_write_header(fd, 1, size) != 0 ||
-	    sfs_real.fsync(fd) != 0)
+	if (sfs_real.flock(fd, LOCK_EX | LOCK_NB) != 0 ||
+	    sfs_logfile_write_header(fd, 1, size) != 0 || sfs_real.fsync(fd) != 0)
 		goto fail;
 	char proc[48];
 	snprintf(proc, sizeof(proc), "/proc/thread-self/fd/%d", fd);
-	if (tmp[0] ? sfs_real.renameat(sfs_g.priv_dirfd, tmp, sfs_g.priv_dirfd, name) != 0
-		   : sfs_real.linkat(AT_FDCWD, proc, sfs_g.priv_dirfd, name, AT_SYMLINK_FOLLOW) != 0)
+	if (tmp[0] ?
+		    sfs_real.renameat(sfs_g.priv_dirfd, tmp, sfs_g.priv_dirfd, name) != 0 :
+		    sfs_real.linkat(AT_FDCWD, proc, sfs_g.priv_dirfd, name, AT_SYMLINK_FOLLOW) != 0)
 		goto fail;
 	tmp[0] = '\0';
 	/* The name too (priv_dirfd is O_PATH, which fsync refuses). */

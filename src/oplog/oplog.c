@@ -37,10 +37,10 @@
  * LOG_TAIL_CLOSED in `tail`, waits for `inflight` to drain, and reopens the
  * log at a new generation. */
 struct log_space {
-	_Atomic uint64_t gen;	/* current generation */
-	_Atomic uint64_t tail;	/* next free byte, | LOG_TAIL_CLOSED */
-	_Atomic uint64_t seq;	/* next record number */
-	uint64_t size;		/* the log file's size */
+	_Atomic uint64_t gen;  /* current generation */
+	_Atomic uint64_t tail; /* next free byte, | LOG_TAIL_CLOSED */
+	_Atomic uint64_t seq;  /* next record number */
+	uint64_t size;	       /* the log file's size */
 	_Atomic uint32_t inflight;
 };
 
@@ -49,18 +49,18 @@ struct log_space {
 static struct {
 	pthread_mutex_t open_lock;
 	bool opened;
-	int open_error;			/* why the last try to make the log failed */
-	int64_t retry_at;		/* ns (monotonic): the next try, not before */
-	_Atomic bool closed;		/* given back at exit: writes go direct */
-	int fd;				/* the log file (internal fd, flock'ed) */
-	uint64_t size;			/* its size (SPLITFS_LOG_SIZE, or less: RLIMIT_FSIZE) */
+	int open_error;			   /* why the last try to make the log failed */
+	int64_t retry_at;		   /* ns (monotonic): the next try, not before */
+	_Atomic bool closed;		   /* given back at exit: writes go direct */
+	int fd;				   /* the log file (internal fd, flock'ed) */
+	uint64_t size;			   /* its size (SPLITFS_LOG_SIZE, or less: RLIMIT_FSIZE) */
 	struct sfs_log_inflight *inflight; /* strict: the in-flight table (mapped) */
-	struct sfs_pmem_map pm;		/* on DAX: the log mapped, written with stores */
-	struct log_space *slot;		/* &space once the log is open */
+	struct sfs_pmem_map pm;		   /* on DAX: the log mapped, written with stores */
+	struct log_space *slot;		   /* &space once the log is open */
 	struct log_space space;
-	_Atomic uint32_t next_file;	/* file ids handed out this generation */
-	char name[64];			/* the log's name in <root>/.splitfs */
-	pthread_mutex_t ckpt_lock;	/* one checkpoint at a time */
+	_Atomic uint32_t next_file; /* file ids handed out this generation */
+	char name[64];		    /* the log's name in <root>/.splitfs */
+	pthread_mutex_t ckpt_lock;  /* one checkpoint at a time */
 } L = {
 	.open_lock = PTHREAD_MUTEX_INITIALIZER,
 	.fd = -1,
@@ -87,8 +87,8 @@ static int open_log(void)
 	char name[64];
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME, &now);
-	snprintf(name, sizeof(name), "log.%d.%lld%09ld", (int)sfs_self_pid(),
-		 (long long)now.tv_sec, now.tv_nsec);
+	snprintf(name, sizeof(name), "log.%d.%lld%09ld", (int)sfs_self_pid(), (long long)now.tv_sec,
+		 now.tv_nsec);
 	int fd = sfs_logfile_claim_free(name, size);
 	uint64_t gen;
 	if (fd >= 0) {
@@ -114,8 +114,9 @@ static int open_log(void)
 	 * into the page cache, for a recovery on this mount. */
 	L.inflight = NULL;
 	if (sfs_g.opt.mode == SFS_MODE_STRICT) {
-		void *m = sfs_real.mmap(NULL, SFS_LOG_RECORDS_OFF - SFS_LOG_INFLIGHT_OFF,
-					PROT_READ | PROT_WRITE, MAP_SHARED, fd, SFS_LOG_INFLIGHT_OFF);
+		void *m =
+			sfs_real.mmap(NULL, SFS_LOG_RECORDS_OFF - SFS_LOG_INFLIGHT_OFF,
+				      PROT_READ | PROT_WRITE, MAP_SHARED, fd, SFS_LOG_INFLIGHT_OFF);
 		if (m != MAP_FAILED) {
 			madvise(m, SFS_LOG_RECORDS_OFF - SFS_LOG_INFLIGHT_OFF, MADV_DONTFORK);
 			L.inflight = m;
@@ -153,11 +154,11 @@ static int ready(void)
 			/* Said once; tried again a second later (space may have
 			 * been freed, the directory made writable). */
 			if (!L.open_error)
-				sfs_error("cannot make the operation log in %s: %s; %s", sfs_g.priv_dir,
-					  strerror(-rc),
-					  sfs_g.opt.mode == SFS_MODE_STRICT
-						  ? "strict-mode writes fail until it can be made"
-						  : "writes are made durable one by one meanwhile");
+				sfs_error("cannot make the operation log in %s: %s; %s",
+					  sfs_g.priv_dir, strerror(-rc),
+					  sfs_g.opt.mode == SFS_MODE_STRICT ?
+						  "strict-mode writes fail until it can be made" :
+						  "writes are made durable one by one meanwhile");
 			L.open_error = rc;
 			L.retry_at = now + 1000000000;
 		} else {
@@ -218,8 +219,7 @@ static int checkpoint(bool keep_closed)
 /* Claims len bytes of p's current generation by compare-and-swap, counted
  * in inflight. Returns 0, -ENOSPC when it does not fit (full), or -EAGAIN
  * while a checkpoint has the log closed. */
-static int try_claim(struct log_space *p, uint64_t len, uint64_t *off, uint64_t *seq,
-		     uint64_t *gen)
+static int try_claim(struct log_space *p, uint64_t len, uint64_t *off, uint64_t *seq, uint64_t *gen)
 {
 	/* Counted before the claim: a checkpoint that closes the log after
 	 * this claim succeeds waits for the record. */
@@ -247,8 +247,8 @@ static int claim(uint64_t len, uint64_t *off, uint64_t *seq, uint64_t *gen)
 		if (rc == -EAGAIN) {
 			if (atomic_load(&L.closed))
 				return -ENOTSUP; /* the process is exiting: no log now */
-			ops->relink_held(); /* the checkpoint may need those */
-			sched_yield();	   /* another thread is checkpointing */
+			ops->relink_held();	 /* the checkpoint may need those */
+			sched_yield();		 /* another thread is checkpointing */
 			continue;
 		}
 		if (rc != -ENOSPC)
@@ -279,7 +279,8 @@ static void mark_inflight(uint32_t file, uint64_t gen, uint64_t seq)
 	for (unsigned k = 0; k < SFS_LOG_INFLIGHT_SLOTS; k++) {
 		unsigned i = (start + k) % SFS_LOG_INFLIGHT_SLOTS;
 		uint32_t idle = SFS_INFLIGHT_IDLE;
-		if (!atomic_compare_exchange_strong(&L.inflight[i].state, &idle, SFS_INFLIGHT_CLAIMED))
+		if (!atomic_compare_exchange_strong(&L.inflight[i].state, &idle,
+						    SFS_INFLIGHT_CLAIMED))
 			continue;
 		struct timespec now;
 		clock_gettime(CLOCK_REALTIME, &now);
@@ -379,8 +380,8 @@ static int bind_file(struct sfs_oplog_file *lf, int kfd, ino_t ino)
 	return 0;
 }
 
-int sfs_oplog_write(struct sfs_oplog_file *lf, int kfd, ino_t ino, const struct iovec *iov,
-		    int cnt, size_t n, int64_t off, int64_t size_after)
+int sfs_oplog_write(struct sfs_oplog_file *lf, int kfd, ino_t ino, const struct iovec *iov, int cnt,
+		    size_t n, int64_t off, int64_t size_after)
 {
 	if (atomic_load(&L.closed))
 		return -ENOTSUP;
@@ -470,7 +471,8 @@ void sfs_oplog_close(bool final)
 		snprintf(freed, sizeof(freed), "log.free.%d.%lld", (int)sfs_self_pid(),
 			 (long long)time(NULL));
 		snprintf(name, sizeof(name), "%s", L.name);
-		int dfd = sfs_real.openat(sfs_g.priv_dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		int dfd =
+			sfs_real.openat(sfs_g.priv_dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (dfd >= 0) {
 			sfs_log_retire(sfs_lib_sys(), dfd, name, freed, sfs_g.euid);
 			sfs_real.close(dfd);

@@ -67,8 +67,8 @@ int sfs_oplog_ready(void);
  * number ino); size_after is the file's size after it. Durable on return.
  * Caller holds the inode lock and calls sfs_oplog_done once the write is
  * applied. -E2BIG: larger than the log. */
-int sfs_oplog_write(struct sfs_oplog_file *lf, int kfd, ino_t ino, const struct iovec *iov,
-		    int cnt, size_t n, int64_t off, int64_t size_after);
+int sfs_oplog_write(struct sfs_oplog_file *lf, int kfd, ino_t ino, const struct iovec *iov, int cnt,
+		    size_t n, int64_t off, int64_t size_after);
 int sfs_oplog_truncate(struct sfs_oplog_file *lf, int kfd, ino_t ino, int64_t size);
 void sfs_oplog_done(void);
 

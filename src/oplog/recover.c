@@ -37,8 +37,7 @@ static int hexval(int c)
 	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
-int sfs_mount_instance(const struct sfs_sys *sys, int dirfd, uint8_t boot_id[16],
-		       uint64_t *mnt_id)
+int sfs_mount_instance(const struct sfs_sys *sys, int dirfd, uint8_t boot_id[16], uint64_t *mnt_id)
 {
 	memset(boot_id, 0, 16);
 	int fd = sys->open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
@@ -149,8 +148,9 @@ static int open_bound(struct replay *r, const struct sfs_log_entry *b)
 
 static bool valid(const struct sfs_log_entry *e, uint64_t gen, uint64_t room)
 {
-	return e->gen == gen && e->version == 1 && e->op >= SFS_LOG_FILE && e->op <= SFS_LOG_COMMIT &&
-	       sfs_log_record_len(e->payload) <= room && e->crc == sfs_log_crc(e, e + 1);
+	return e->gen == gen && e->version == 1 && e->op >= SFS_LOG_FILE &&
+	       e->op <= SFS_LOG_COMMIT && sfs_log_record_len(e->payload) <= room &&
+	       e->crc == sfs_log_crc(e, e + 1);
 }
 
 /* An entry of this generation whose checksum fails: a record torn by the
@@ -330,7 +330,8 @@ void sfs_log_retire(const struct sfs_sys *sys, int dirfd, const char *name, cons
 	while (d && (de = readdir(d)) != NULL) {
 		struct stat st;
 		if (strncmp(de->d_name, "log.free.", 9) == 0 &&
-		    sys->fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_uid == uid)
+		    sys->fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    st.st_uid == uid)
 			kept++;
 	}
 	if (d)
@@ -396,7 +397,8 @@ static void recover_one(struct replay *r, int dirfd, const char *name)
 		memcpy(h.id.boot_id, r->env->boot_id, 16);
 		h.id.mnt_id = r->env->mnt_id;
 		h.e.crc = sfs_log_crc(&h.e, &h.id);
-		if (sys->pwrite(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) && sys->fsync(fd) == 0) {
+		if (sys->pwrite(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
+		    sys->fsync(fd) == 0) {
 			char freed[96];
 			snprintf(freed, sizeof(freed), "log.free.r%d.%s", (int)getpid(), name + 4);
 			sfs_log_retire(sys, dirfd, name, freed, st.st_uid);
@@ -429,6 +431,7 @@ int sfs_recover_dir(const struct sfs_recover_env *env, const char *priv_dir,
 	sys->close(dirfd);
 	free(r.files);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	rep->ns = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000u + (uint64_t)(t1.tv_nsec - t0.tv_nsec);
+	rep->ns = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000u +
+		  (uint64_t)(t1.tv_nsec - t0.tv_nsec);
 	return 0;
 }

@@ -66,8 +66,7 @@ struct sfs_recover_env {
 
 /* Fills env's boot_id and mnt_id: this boot, and the mount of the file
  * system that holds dirfd. 0 or -errno. */
-int sfs_mount_instance(const struct sfs_sys *sys, int dirfd, uint8_t boot_id[16],
-		       uint64_t *mnt_id);
+int sfs_mount_instance(const struct sfs_sys *sys, int dirfd, uint8_t boot_id[16], uint64_t *mnt_id);
 
 struct sfs_recovery {
 	unsigned logs;	      /* logs of dead processes replayed */

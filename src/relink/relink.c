@@ -85,9 +85,9 @@ static const struct sfs_relink_ops *step_down(const struct sfs_relink_ops *ops, 
 
 static void count(const struct sfs_relink_ops *ops, int64_t bytes, uint64_t t0)
 {
-	enum sfs_event ev = ops == &sfs_relink_exchange ? SFS_EV_relink_exchange
-			    : ops == &sfs_relink_clone  ? SFS_EV_relink_clone
-							: SFS_EV_relink_copy;
+	enum sfs_event ev = ops == &sfs_relink_exchange ? SFS_EV_relink_exchange :
+			    ops == &sfs_relink_clone	? SFS_EV_relink_clone :
+							  SFS_EV_relink_copy;
 	sfs_stat_event(ev, 1);
 	sfs_stat_event(SFS_EV_relink_bytes, (uint64_t)bytes);
 	if (sfs_stats_on)
@@ -98,8 +98,8 @@ const struct sfs_relink_ops *sfs_relink_choose(const struct sfs_relink_target *t
 					       int64_t size, bool durable)
 {
 	const struct sfs_relink_ops *ops = current_ops();
-	if (t->stage->kind == SFS_STAGE_RING || (size - base <= CHEAP_COPY_MAX &&
-						 (!durable || sfs_g.opt.relink == SFS_RELINK_AUTO)))
+	if (t->stage->kind == SFS_STAGE_RING ||
+	    (size - base <= CHEAP_COPY_MAX && (!durable || sfs_g.opt.relink == SFS_RELINK_AUTO)))
 		ops = &sfs_relink_copy; /* a ring can only be copied */
 	return ops;
 }

@@ -29,10 +29,10 @@
 
 /* What a relink moves: the window's store into the target file. */
 struct sfs_relink_target {
-	int kfd;		  /* the target (the inode's descriptor) */
-	int64_t ksize;		  /* the target's size as this process left it */
-	struct sfs_stage *stage;  /* the window's store */
-	bool dax;		  /* the file's data lies on DAX (fs/inode.h) */
+	int kfd;		 /* the target (the inode's descriptor) */
+	int64_t ksize;		 /* the target's size as this process left it */
+	struct sfs_stage *stage; /* the window's store */
+	bool dax;		 /* the file's data lies on DAX (fs/inode.h) */
 };
 
 struct sfs_relink_ops {

@@ -16,7 +16,6 @@
 
 #include "format.h"
 
-
 void sfs_store_name(char *buf, size_t n, uid_t uid, dev_t dev, ino_t ino)
 {
 	snprintf(buf, n, "stage.%u.%llu.%llu", (unsigned)uid, (unsigned long long)dev,
@@ -126,8 +125,8 @@ static bool sane(const struct sfs_store_hdr *h, const struct stat *st)
 	if (h->magic != SFS_STORE_MAGIC || h->version != 1)
 		return false;
 	if (h->layout == SFS_STORE_RING)
-		return h->cap >= (1 << 16) && h->cap <= SFS_STORE_MAX_CAP && !(h->cap & (h->cap - 1)) &&
-		       (uint64_t)st->st_size >= SFS_STORE_HDR + h->cap;
+		return h->cap >= (1 << 16) && h->cap <= SFS_STORE_MAX_CAP &&
+		       !(h->cap & (h->cap - 1)) && (uint64_t)st->st_size >= SFS_STORE_HDR + h->cap;
 	return h->layout == SFS_STORE_FILE;
 }
 
@@ -183,8 +182,8 @@ int64_t sfs_adopt_store(const struct sfs_recover_env *env, int dirfd, const char
 		/* Renamed over, or not ours to open: kept apart, said once. */
 		if (keep_store(sys, dirfd, name))
 			rep->orphaned++;
-		note(rep, "%s: its file cannot be found or opened for writing; kept as orphan.*", name,
-		     0);
+		note(rep, "%s: its file cannot be found or opened for writing; kept as orphan.*",
+		     name, 0);
 		ret = -ENOENT;
 		goto close_target;
 	}
@@ -202,7 +201,8 @@ int64_t sfs_adopt_store(const struct sfs_recover_env *env, int dirfd, const char
 		if (h->layout == SFS_STORE_FILE) {
 			char data[SFS_STORE_NAME_MAX + 16];
 			snprintf(data, sizeof(data), "%s%s", name, SFS_STORE_DATA);
-			dfd = sys->openat(dirfd, data, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+			dfd = sys->openat(dirfd, data,
+					  O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 			struct stat ds;
 			if (dfd >= 0 && (sys->fstat(dfd, &ds) != 0 || ds.st_uid != st.st_uid)) {
 				sys->close(dfd);
@@ -223,8 +223,10 @@ int64_t sfs_adopt_store(const struct sfs_recover_env *env, int dirfd, const char
 		/* The file changed after its owner died: never written over. */
 		if (keep_store(sys, dirfd, name)) {
 			rep->orphaned++;
-			note(rep, "%s: the file changed after its writer died; its unsynced appends "
-				  "are kept in .splitfs/orphan.*", name, 0);
+			note(rep,
+			     "%s: the file changed after its writer died; its unsynced appends "
+			     "are kept in .splitfs/orphan.*",
+			     name, 0);
 		}
 		ret = -ESTALE;
 		goto close_target;
@@ -261,7 +263,8 @@ void sfs_adopt_dir(const struct sfs_recover_env *env, int dirfd, struct sfs_reco
 		    (len > dl && strcmp(de->d_name + len - dl, SFS_STORE_DATA) == 0))
 			continue; /* a data file goes with its header */
 		/* A user's own stores; root's `splitfs recover`, everyone's. */
-		if (!(env->euid == 0 && env->all_users) && strncmp(de->d_name, mine, (size_t)ml) != 0)
+		if (!(env->euid == 0 && env->all_users) &&
+		    strncmp(de->d_name, mine, (size_t)ml) != 0)
 			continue;
 		sfs_adopt_store(env, dirfd, de->d_name, -1, false, rep);
 	}

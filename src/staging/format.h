@@ -37,25 +37,25 @@ enum sfs_store_state { SFS_STORE_EMPTY = 0, SFS_STORE_OPEN = 1 };
 
 struct sfs_store_hdr {
 	uint64_t magic;
-	uint32_t version;	   /* 1 */
-	uint32_t layout;	   /* enum sfs_store_layout */
-	uint64_t cap;		   /* ring: bytes of data; file: 0 */
-	uint8_t boot_id[16];	   /* the boot and the mount the window was */
-	uint64_t mnt_id;	   /* written on (see above) */
-	uint64_t dev;		   /* the target: st_dev, st_ino, i_generation */
+	uint32_t version;    /* 1 */
+	uint32_t layout;     /* enum sfs_store_layout */
+	uint64_t cap;	     /* ring: bytes of data; file: 0 */
+	uint8_t boot_id[16]; /* the boot and the mount the window was */
+	uint64_t mnt_id;     /* written on (see above) */
+	uint64_t dev;	     /* the target: st_dev, st_ino, i_generation */
 	uint64_t ino;
 	uint32_t igen;
-	uint32_t pid;		   /* the owner (for messages only) */
-	_Atomic uint32_t state;	   /* enum sfs_store_state */
-	uint32_t handle_bytes;	   /* the target's file handle (0: none) */
+	uint32_t pid;		/* the owner (for messages only) */
+	_Atomic uint32_t state; /* enum sfs_store_state */
+	uint32_t handle_bytes;	/* the target's file handle (0: none) */
 	int32_t handle_type;
 	uint32_t spare;
-	uint64_t base;		   /* the target's size when the window opened */
-	_Atomic uint64_t size;	   /* the window's bytes are [base, size) */
+	uint64_t base;	       /* the target's size when the window opened */
+	_Atomic uint64_t size; /* the window's bytes are [base, size) */
 	uint64_t spare2;
-	uint64_t seq;		   /* windows opened on this store */
+	uint64_t seq; /* windows opened on this store */
 	unsigned char handle[128];
-	char path[3848];	   /* the target's path at the window's opening */
+	char path[3848]; /* the target's path at the window's opening */
 };
 static_assert(sizeof(struct sfs_store_hdr) == SFS_STORE_HDR, "the header is one 4 KiB page");
 static_assert(offsetof(struct sfs_store_hdr, state) == 72, "store header layout");
@@ -66,8 +66,7 @@ static_assert(offsetof(struct sfs_store_hdr, path) == 248, "store header layout"
 
 /* Where file offset off of a window lives in the store's data (the ring
  * file, or the .data file), and how many bytes are contiguous there. */
-static inline uint64_t sfs_store_pos(uint32_t layout, uint64_t cap, uint64_t off,
-				     uint64_t *contig)
+static inline uint64_t sfs_store_pos(uint32_t layout, uint64_t cap, uint64_t off, uint64_t *contig)
 {
 	if (layout == SFS_STORE_RING) {
 		uint64_t in_ring = off & (cap - 1);

@@ -39,7 +39,7 @@ static struct pooled ready[3][POOL_MAX]; /* by kind: empty, ready to hand out */
 static int nready[3];
 static struct pooled returned[POOL_MAX]; /* file stores given back, still to empty */
 static int nreturned;
-static int rings_out;			  /* rings made and not destroyed */
+static int rings_out; /* rings made and not destroyed */
 static bool thread_started, stopping, housekeeping;
 static bool learn_pending; /* sfs_staging_learn_pmem asked, not yet done */
 static pthread_t thread;
@@ -106,8 +106,8 @@ static int make_store(int kind, struct pooled *p)
 		rc = -errno;
 	else if (sfs_real.flock(fd, LOCK_EX | LOCK_NB) != 0)
 		rc = -errno;
-	else if ((m = sfs_real.mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) ==
-		 MAP_FAILED)
+	else if ((m = sfs_real.mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+				    0)) == MAP_FAILED)
 		rc = -errno;
 	/* A file store keeps its data in a second file, at the target's
 	 * own offsets (format.h). */
@@ -184,9 +184,9 @@ static void *refill(void *unused)
 {
 	(void)unused;
 	sfs_thread_mine();
-	int kind = sfs_g.opt.relink == SFS_RELINK_EXCHANGE || sfs_g.opt.relink == SFS_RELINK_CLONE
-			   ? SFS_STAGE_FILE
-			   : SFS_STAGE_RING;
+	int kind = sfs_g.opt.relink == SFS_RELINK_EXCHANGE || sfs_g.opt.relink == SFS_RELINK_CLONE ?
+			   SFS_STAGE_FILE :
+			   SFS_STAGE_RING;
 	int target = (int)sfs_g.opt.staging_files;
 	sfs_mutex_lock(&lock);
 	while (!stopping) {

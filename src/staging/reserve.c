@@ -18,10 +18,10 @@
 #define STEP (1 << 20)
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static int fd = -1;	   /* the reserve file (internal) */
-static int64_t allocated;  /* bytes of blocks it holds: [0, allocated) */
-static int64_t owed;	   /* bytes staged and not yet relinked */
-static bool unsupported;   /* no fallocate here: ENOSPC comes at relink */
+static int fd = -1;	  /* the reserve file (internal) */
+static int64_t allocated; /* bytes of blocks it holds: [0, allocated) */
+static int64_t owed;	  /* bytes staged and not yet relinked */
+static bool unsupported;  /* no fallocate here: ENOSPC comes at relink */
 
 static int open_reserve(void)
 {
@@ -54,7 +54,8 @@ int sfs_reserve_take(int64_t bytes)
 			}
 			/* Perhaps exactly what this write needs still fits. */
 			to = want;
-			if (sfs_real.fallocate(fd, FALLOC_FL_KEEP_SIZE, allocated, to - allocated) != 0) {
+			if (sfs_real.fallocate(fd, FALLOC_FL_KEEP_SIZE, allocated,
+					       to - allocated) != 0) {
 				rc = -ENOSPC;
 				goto out;
 			}

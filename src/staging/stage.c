@@ -103,8 +103,8 @@ static int bind_store(struct sfs_stage *st, int kfd, dev_t dev, ino_t ino)
 			snprintf(data, sizeof(data), "%s%s", name, SFS_STORE_DATA);
 			snprintf(proc, sizeof(proc), "/proc/thread-self/fd/%d", st->fd);
 			sfs_real.unlinkat(sfs_g.priv_dirfd, data, 0); /* a dead one's, adopted */
-			if (sfs_real.linkat(AT_FDCWD, proc, sfs_g.priv_dirfd, data, AT_SYMLINK_FOLLOW) !=
-			    0)
+			if (sfs_real.linkat(AT_FDCWD, proc, sfs_g.priv_dirfd, data,
+					    AT_SYMLINK_FOLLOW) != 0)
 				return -errno;
 		}
 		snprintf(proc, sizeof(proc), "/proc/thread-self/fd/%d", st->hfd);
@@ -164,7 +164,8 @@ int sfs_stage_cover(struct sfs_stage *st, int64_t base, int64_t end)
 int64_t sfs_stage_file_offset(const struct sfs_stage *st, int64_t off)
 {
 	uint64_t contig;
-	return (int64_t)sfs_store_pos((uint32_t)st->kind, (uint64_t)st->cap, (uint64_t)off, &contig);
+	return (int64_t)sfs_store_pos((uint32_t)st->kind, (uint64_t)st->cap, (uint64_t)off,
+				      &contig);
 }
 
 /* The address of off and the contiguous bytes there (file: up to the end of
@@ -206,8 +207,8 @@ int sfs_stage_xfer(struct sfs_stage *st, int64_t off, char *buf, size_t n, int t
 		if (!p) {
 			/* A file chunk the mapping budget does not allow. */
 			off_t pos = (off_t)sfs_stage_file_offset(st, off);
-			ssize_t r = to_stage ? sfs_real.pwrite(st->fd, buf, len, pos)
-					     : sfs_real.pread(st->fd, buf, len, pos);
+			ssize_t r = to_stage ? sfs_real.pwrite(st->fd, buf, len, pos) :
+					       sfs_real.pread(st->fd, buf, len, pos);
 			if (r != (ssize_t)len)
 				return r < 0 ? -errno : -EIO;
 		} else if (to_stage) {
@@ -234,8 +235,8 @@ void sfs_stage_abandon(struct sfs_stage *st)
 		return;
 	if (st->kind == SFS_STAGE_FILE)
 		sfs_map_drop_all(&st->maps);
-	munmap(st->map, st->kind == SFS_STAGE_RING ? (size_t)(SFS_STORE_HDR + st->cap)
-						   : SFS_STORE_HDR);
+	munmap(st->map,
+	       st->kind == SFS_STAGE_RING ? (size_t)(SFS_STORE_HDR + st->cap) : SFS_STORE_HDR);
 	if (st->hfd != st->fd)
 		sfs_internal_close(st->hfd);
 	sfs_internal_close(st->fd); /* the flock goes with it: recovery's now */

@@ -28,15 +28,18 @@
 #include "../map/maptab.h"
 #include "format.h"
 
-enum sfs_stage_kind { SFS_STAGE_NONE = 0, SFS_STAGE_RING = SFS_STORE_RING,
-		      SFS_STAGE_FILE = SFS_STORE_FILE };
+enum sfs_stage_kind {
+	SFS_STAGE_NONE = 0,
+	SFS_STAGE_RING = SFS_STORE_RING,
+	SFS_STAGE_FILE = SFS_STORE_FILE
+};
 
 struct sfs_stage {
 	int kind;
-	int fd;			/* the data: the ring file, or the .data file (internal) */
-	int hfd;		/* the header's file: fd for a ring, its own for a file store */
-	int64_t cap;		/* ring: its data bytes; file: the data file's size */
-	char *map;		/* ring: header and data; file: the header */
+	int fd;	     /* the data: the ring file, or the .data file (internal) */
+	int hfd;     /* the header's file: fd for a ring, its own for a file store */
+	int64_t cap; /* ring: its data bytes; file: the data file's size */
+	char *map;   /* ring: header and data; file: the header */
 	struct sfs_store_hdr *hdr;
 	struct sfs_maptab maps; /* file: chunk mappings of the data */
 	bool bound;		/* linked as the target's store */

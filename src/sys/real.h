@@ -115,7 +115,7 @@
 	X(ssize_t, sendfile64, (int, int, off_t *, size_t))                                        \
 	X(ssize_t, copy_file_range, (int, off_t *, int, off_t *, size_t, unsigned int))            \
 	X(ssize_t, splice, (int, off_t *, int, off_t *, size_t, unsigned int))                     \
-	X(ssize_t, sendmsg, (int, const struct msghdr *, int))                                    \
+	X(ssize_t, sendmsg, (int, const struct msghdr *, int))                                     \
 	X(int, sendmmsg, (int, struct mmsghdr *, unsigned int, int))                               \
 	X(pid_t, fork, (void))                                                                     \
 	X(int, execve, (const char *, char *const[], char *const[]))                               \
@@ -124,10 +124,12 @@
 	X(int, execvpe, (const char *, char *const[], char *const[]))                              \
 	X(int, fexecve, (int, char *const[], char *const[]))                                       \
 	X(int, execveat, (int, const char *, char *const[], char *const[], int))                   \
-	X(int, posix_spawn, (pid_t *, const char *, const posix_spawn_file_actions_t *,            \
-			     const posix_spawnattr_t *, char *const[], char *const[]))             \
-	X(int, posix_spawnp, (pid_t *, const char *, const posix_spawn_file_actions_t *,           \
-			      const posix_spawnattr_t *, char *const[], char *const[]))            \
+	X(int, posix_spawn,                                                                        \
+	  (pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,   \
+	   char *const[], char *const[]))                                                          \
+	X(int, posix_spawnp,                                                                       \
+	  (pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,   \
+	   char *const[], char *const[]))                                                          \
 	X(int, system, (const char *))                                                             \
 	X(FILE *, popen, (const char *, const char *))                                             \
 	X(FILE *, fopen, (const char *, const char *))                                             \
@@ -136,34 +138,34 @@
 	X(FILE *, freopen, (const char *, const char *, FILE *))                                   \
 	X(FILE *, freopen64, (const char *, const char *, FILE *))                                 \
 	X(int, fclose, (FILE *))                                                                   \
-	X(int, mkstemp, (char *))                                                                         \
-	X(int, mkstemp64, (char *))                                                                       \
-	X(int, mkostemp, (char *, int))                                                                   \
-	X(int, mkostemp64, (char *, int))                                                                 \
-	X(int, mkstemps, (char *, int))                                                                   \
-	X(int, mkstemps64, (char *, int))                                                                 \
-	X(int, mkostemps, (char *, int, int))                                                             \
-	X(int, mkostemps64, (char *, int, int))                                                           \
-	X(int, fflush, (FILE *))                                                                          \
-	X(int, mkdir, (const char *, mode_t))                                                             \
-	X(int, mkdirat, (int, const char *, mode_t))                                                      \
-	X(int, rmdir, (const char *))                                                                     \
-	X(int, link, (const char *, const char *))                                                        \
-	X(int, linkat, (int, const char *, int, const char *, int))                                       \
-	X(int, symlink, (const char *, const char *))                                                     \
-	X(int, symlinkat, (const char *, int, const char *))                                              \
-	X(int, mknod, (const char *, mode_t, dev_t))                                                      \
-	X(int, mknodat, (int, const char *, mode_t, dev_t))                                               \
-	X(int, mkfifo, (const char *, mode_t))                                                            \
-	X(int, mkfifoat, (int, const char *, mode_t))                                                     \
-	X(int, chmod, (const char *, mode_t))                                                             \
-	X(int, fchmod, (int, mode_t))                                                                     \
-	X(int, fchmodat, (int, const char *, mode_t, int))                                                \
-	X(int, lchmod, (const char *, mode_t))                                                            \
-	X(int, chown, (const char *, uid_t, gid_t))                                                       \
-	X(int, fchown, (int, uid_t, gid_t))                                                               \
-	X(int, lchown, (const char *, uid_t, gid_t))                                                      \
-	X(int, fchownat, (int, const char *, uid_t, gid_t, int))                                          \
+	X(int, mkstemp, (char *))                                                                  \
+	X(int, mkstemp64, (char *))                                                                \
+	X(int, mkostemp, (char *, int))                                                            \
+	X(int, mkostemp64, (char *, int))                                                          \
+	X(int, mkstemps, (char *, int))                                                            \
+	X(int, mkstemps64, (char *, int))                                                          \
+	X(int, mkostemps, (char *, int, int))                                                      \
+	X(int, mkostemps64, (char *, int, int))                                                    \
+	X(int, fflush, (FILE *))                                                                   \
+	X(int, mkdir, (const char *, mode_t))                                                      \
+	X(int, mkdirat, (int, const char *, mode_t))                                               \
+	X(int, rmdir, (const char *))                                                              \
+	X(int, link, (const char *, const char *))                                                 \
+	X(int, linkat, (int, const char *, int, const char *, int))                                \
+	X(int, symlink, (const char *, const char *))                                              \
+	X(int, symlinkat, (const char *, int, const char *))                                       \
+	X(int, mknod, (const char *, mode_t, dev_t))                                               \
+	X(int, mknodat, (int, const char *, mode_t, dev_t))                                        \
+	X(int, mkfifo, (const char *, mode_t))                                                     \
+	X(int, mkfifoat, (int, const char *, mode_t))                                              \
+	X(int, chmod, (const char *, mode_t))                                                      \
+	X(int, fchmod, (int, mode_t))                                                              \
+	X(int, fchmodat, (int, const char *, mode_t, int))                                         \
+	X(int, lchmod, (const char *, mode_t))                                                     \
+	X(int, chown, (const char *, uid_t, gid_t))                                                \
+	X(int, fchown, (int, uid_t, gid_t))                                                        \
+	X(int, lchown, (const char *, uid_t, gid_t))                                               \
+	X(int, fchownat, (int, const char *, uid_t, gid_t, int))                                   \
 	X(int, ioctl, (int, unsigned long, ...))                                                   \
 	X(long, syscall, (long, ...))                                                              \
 	X(int, sigaction, (int, const struct sigaction *, struct sigaction *))                     \

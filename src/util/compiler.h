@@ -3,7 +3,7 @@
 #ifndef SFS_UTIL_COMPILER_H
 #define SFS_UTIL_COMPILER_H
 
-#include <assert.h>	/* static_assert */
+#include <assert.h> /* static_assert */
 #include <stddef.h>
 
 #define sfs_likely(x) __builtin_expect(!!(x), 1)
@@ -53,8 +53,8 @@ void AnnotateIgnoreReadsEnd(const char *file, int line);
 #define SFS_MAX(a, b) ((a) > (b) ? (a) : (b))
 
 /* Power-of-two alignment helpers on 64-bit offsets. */
-#define SFS_ALIGN_DOWN(x, a) ((x) & ~((__typeof__(x))(a) - 1))
-#define SFS_ALIGN_UP(x, a) SFS_ALIGN_DOWN((x) + (a) - 1, (a))
+#define SFS_ALIGN_DOWN(x, a) ((x) & ~((__typeof__(x))(a)-1))
+#define SFS_ALIGN_UP(x, a) SFS_ALIGN_DOWN((x) + (a)-1, (a))
 
 /* The block size relink works in: XFS exchange-range and FICLONERANGE need
  * both offsets aligned to the file system block (4 KiB on every image we make;

@@ -22,7 +22,7 @@ static void init(void)
 }
 
 __attribute__((target("sse4.2"))) static uint32_t hw(uint32_t crc, const unsigned char *p,
-						       size_t len)
+						     size_t len)
 {
 	uint64_t c = crc;
 	for (; len >= 8; p += 8, len -= 8) {

@@ -22,7 +22,7 @@ struct guard_tls {
 static __thread struct guard_tls guard __attribute__((tls_model("initial-exec")));
 
 #define SA_EXPOSE_TAGBITS_ 0x00000800u /* <asm/signal-defs.h>, not in glibc's */
-#define SA_RESTORER_ 0x04000000u	    /* x86 */
+#define SA_RESTORER_ 0x04000000u       /* x86 */
 
 /* The application's handlers for the two guarded signals, as it set them. */
 static struct sigaction app_act[2];
@@ -127,9 +127,9 @@ int sfs_guard_app_action(int sig, const struct sigaction *act, struct sigaction 
 		/* Stored as the kernel stores it: unknown flag bits cleared,
 		 * SIGKILL and SIGSTOP never blocked. */
 		app_act[i] = *act;
-		app_act[i].sa_flags &= (int)(SA_NOCLDSTOP | SA_NOCLDWAIT | SA_SIGINFO | SA_ONSTACK |
-					     SA_RESTART | SA_NODEFER | SA_RESETHAND |
-					     SA_EXPOSE_TAGBITS_ | SA_RESTORER_);
+		app_act[i].sa_flags &=
+			(int)(SA_NOCLDSTOP | SA_NOCLDWAIT | SA_SIGINFO | SA_ONSTACK | SA_RESTART |
+			      SA_NODEFER | SA_RESETHAND | SA_EXPOSE_TAGBITS_ | SA_RESTORER_);
 		sigdelset(&app_act[i].sa_mask, SIGKILL);
 		sigdelset(&app_act[i].sa_mask, SIGSTOP);
 	}

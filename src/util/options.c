@@ -14,14 +14,14 @@
 enum opt_kind { OPT_PATH, OPT_ENUM, OPT_SIZE, OPT_UINT, OPT_BOOL };
 
 struct opt_row {
-	const char *name;	/* short name; the variable is SPLITFS_<NAME> */
+	const char *name; /* short name; the variable is SPLITFS_<NAME> */
 	const char *env;
 	enum opt_kind kind;
-	const char *def;	/* default, in the same syntax as the variable */
-	size_t field;		/* offsetof(struct sfs_options, ...) */
+	const char *def;	    /* default, in the same syntax as the variable */
+	size_t field;		    /* offsetof(struct sfs_options, ...) */
 	const char *const *choices; /* OPT_ENUM: NULL-terminated, index = value */
-	uint64_t min, max;	/* OPT_SIZE / OPT_UINT bounds */
-	bool pow2;		/* OPT_SIZE must be a power of two */
+	uint64_t min, max;	    /* OPT_SIZE / OPT_UINT bounds */
+	bool pow2;		    /* OPT_SIZE must be a power of two */
 };
 
 static const char *const mode_names[] = {"posix", "sync", "strict", NULL};
@@ -32,7 +32,8 @@ static const char *const relink_names[] = {"auto", "exchange", "clone", "copy", 
 #define GIB (1ULL << 30)
 
 static const struct opt_row rows[] = {
-	{"root", "SPLITFS_ROOT", OPT_PATH, "", offsetof(struct sfs_options, root), NULL, 0, 0, false},
+	{"root", "SPLITFS_ROOT", OPT_PATH, "", offsetof(struct sfs_options, root), NULL, 0, 0,
+	 false},
 	{"mode", "SPLITFS_MODE", OPT_ENUM, "posix", offsetof(struct sfs_options, mode), mode_names,
 	 0, 0, false},
 	{"map_size", "SPLITFS_MAP_SIZE", OPT_SIZE, "2M", offsetof(struct sfs_options, map_size),
@@ -45,16 +46,16 @@ static const struct opt_row rows[] = {
 	 NULL, 64 * KIB, 16 * GIB, false},
 	{"relink", "SPLITFS_RELINK", OPT_ENUM, "auto", offsetof(struct sfs_options, relink),
 	 relink_names, 0, 0, false},
-	{"staging", "SPLITFS_STAGING", OPT_BOOL, "1", offsetof(struct sfs_options, staging), NULL, 0,
-	 0, false},
-	{"protect", "SPLITFS_PROTECT", OPT_BOOL, "0", offsetof(struct sfs_options, protect), NULL, 0,
-	 0, false},
+	{"staging", "SPLITFS_STAGING", OPT_BOOL, "1", offsetof(struct sfs_options, staging), NULL,
+	 0, 0, false},
+	{"protect", "SPLITFS_PROTECT", OPT_BOOL, "0", offsetof(struct sfs_options, protect), NULL,
+	 0, 0, false},
 	{"stats", "SPLITFS_STATS", OPT_BOOL, "0", offsetof(struct sfs_options, stats), NULL, 0, 0,
 	 false},
 	{"stats_file", "SPLITFS_STATS_FILE", OPT_PATH, "", offsetof(struct sfs_options, stats_file),
 	 NULL, 0, 0, false},
-	{"verbose", "SPLITFS_VERBOSE", OPT_BOOL, "0", offsetof(struct sfs_options, verbose), NULL, 0,
-	 0, false},
+	{"verbose", "SPLITFS_VERBOSE", OPT_BOOL, "0", offsetof(struct sfs_options, verbose), NULL,
+	 0, 0, false},
 };
 
 const char *sfs_mode_name(int mode)
@@ -97,7 +98,8 @@ int sfs_parse_size(const char *s, uint64_t *out)
 	}
 	if (*end) {
 		end++;
-		if (strcasecmp(end, "") != 0 && strcasecmp(end, "b") != 0 && strcasecmp(end, "ib") != 0)
+		if (strcasecmp(end, "") != 0 && strcasecmp(end, "b") != 0 &&
+		    strcasecmp(end, "ib") != 0)
 			return -EINVAL;
 	}
 	if (v > UINT64_MAX / mult)
@@ -169,8 +171,8 @@ static int apply(struct sfs_options *o, const struct opt_row *r, const char *val
 		int rc = r->kind == OPT_SIZE ? sfs_parse_size(value, &v) : parse_uint(value, &v);
 		if (rc) {
 			snprintf(err, errlen, "%s=%s: expected %s", r->env, value,
-				 r->kind == OPT_SIZE ? "a size such as 4096, 64K, 2M, 1G"
-						     : "a whole number");
+				 r->kind == OPT_SIZE ? "a size such as 4096, 64K, 2M, 1G" :
+						       "a whole number");
 			return -EINVAL;
 		}
 		if (v < r->min || v > r->max) {
@@ -244,7 +246,8 @@ void sfs_options_print(const struct sfs_options *o)
 			sfs_msg("option '%s': \"%s\" (%s)", r->name, field, src);
 			break;
 		case OPT_ENUM:
-			sfs_msg("option '%s': %s (%s)", r->name, r->choices[*(const int *)field], src);
+			sfs_msg("option '%s': %s (%s)", r->name, r->choices[*(const int *)field],
+				src);
 			break;
 		case OPT_BOOL:
 			sfs_msg("option '%s': %d (%s)", r->name, *(const bool *)field, src);

@@ -29,8 +29,7 @@ static struct {
 	int (*source_delete)(struct pmem2_source **);
 	int (*config_new)(struct pmem2_config **);
 	int (*config_delete)(struct pmem2_config **);
-	int (*config_set_required_store_granularity)(struct pmem2_config *,
-						     enum pmem2_granularity);
+	int (*config_set_required_store_granularity)(struct pmem2_config *, enum pmem2_granularity);
 	int (*config_set_length)(struct pmem2_config *, size_t);
 	int (*map_new)(struct pmem2_map **, const struct pmem2_config *,
 		       const struct pmem2_source *);

@@ -14,7 +14,7 @@ __thread int sfs_busy __attribute__((tls_model("initial-exec")));
 __thread int sfs_deferred __attribute__((tls_model("initial-exec")));
 
 #define SA_EXPOSE_TAGBITS_ 0x00000800u /* <asm/signal-defs.h>, not in glibc's */
-#define SA_RESTORER_ 0x04000000u	    /* x86 */
+#define SA_RESTORER_ 0x04000000u       /* x86 */
 #define NSIG_ 65
 
 /* Signals deferred on this thread, in arrival order; one per signal, as the
@@ -39,9 +39,22 @@ static _Atomic bool installed;
 static bool fatal_by_default(int sig)
 {
 	switch (sig) {
-	case SIGHUP: case SIGINT: case SIGQUIT: case SIGABRT: case SIGUSR1: case SIGUSR2:
-	case SIGPIPE: case SIGALRM: case SIGTERM: case SIGSTKFLT: case SIGXCPU: case SIGXFSZ:
-	case SIGVTALRM: case SIGPROF: case SIGIO: case SIGPWR:
+	case SIGHUP:
+	case SIGINT:
+	case SIGQUIT:
+	case SIGABRT:
+	case SIGUSR1:
+	case SIGUSR2:
+	case SIGPIPE:
+	case SIGALRM:
+	case SIGTERM:
+	case SIGSTKFLT:
+	case SIGXCPU:
+	case SIGXFSZ:
+	case SIGVTALRM:
+	case SIGPROF:
+	case SIGIO:
+	case SIGPWR:
 		return true;
 	default:
 		return false;
@@ -180,7 +193,8 @@ void sfs_signals_install(void (*before_exit)(void))
 			continue;
 		/* Taken over only where it is needed: a handler (deferred), or
 		 * a default action that ends the process (flushed first). */
-		if (cur.sa_handler == SIG_IGN || (cur.sa_handler == SIG_DFL && !fatal_by_default(sig)))
+		if (cur.sa_handler == SIG_IGN ||
+		    (cur.sa_handler == SIG_DFL && !fatal_by_default(sig)))
 			continue;
 		app[sig] = cur;
 		owned[sig] = true;
@@ -214,9 +228,9 @@ int sfs_signals_action(int sig, const struct sigaction *act, struct sigaction *o
 		app[sig] = *act;
 		/* Stored as the kernel stores it: unknown flag bits cleared,
 		 * SIGKILL and SIGSTOP never blocked. */
-		app[sig].sa_flags &= (int)(SA_NOCLDSTOP | SA_NOCLDWAIT | SA_SIGINFO | SA_ONSTACK |
-					   SA_RESTART | SA_NODEFER | SA_RESETHAND |
-					   SA_EXPOSE_TAGBITS_ | SA_RESTORER_);
+		app[sig].sa_flags &=
+			(int)(SA_NOCLDSTOP | SA_NOCLDWAIT | SA_SIGINFO | SA_ONSTACK | SA_RESTART |
+			      SA_NODEFER | SA_RESETHAND | SA_EXPOSE_TAGBITS_ | SA_RESTORER_);
 		sigdelset(&app[sig].sa_mask, SIGKILL);
 		sigdelset(&app[sig].sa_mask, SIGSTOP);
 		owned[sig] = true;

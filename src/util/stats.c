@@ -83,7 +83,8 @@ void sfs_stats_print(int fd, const char *reason)
 		n = snprintf(line, sizeof(line), "%-10s %12llu %14llu %12.3f %10llu %12llu\n",
 			     call_names[i], (unsigned long long)cnt,
 			     (unsigned long long)ld(&s->bytes), (double)ns / 1e6,
-			     (unsigned long long)(ns / cnt), (unsigned long long)ld(&s->passthrough));
+			     (unsigned long long)(ns / cnt),
+			     (unsigned long long)ld(&s->passthrough));
 		sfs_write_all(fd, line, (size_t)n);
 	}
 	for (int i = 0; i < SFS_EV_COUNT; i++) {
@@ -100,28 +101,31 @@ void sfs_stats_print(int fd, const char *reason)
 	 * faults (all of them, start-up included), the fences and cache lines
 	 * stored to pmem (flushed or non-temporal), the relinks. */
 	uint64_t ops = 0;
-	static const enum sfs_call data_calls[] = {SFS_CALL_read,  SFS_CALL_write,  SFS_CALL_pread,
-						   SFS_CALL_pwrite, SFS_CALL_readv, SFS_CALL_writev};
+	static const enum sfs_call data_calls[] = {SFS_CALL_read,  SFS_CALL_write,
+						   SFS_CALL_pread, SFS_CALL_pwrite,
+						   SFS_CALL_readv, SFS_CALL_writev};
 	for (size_t i = 0; i < SFS_ARRAY_SIZE(data_calls); i++)
 		ops += ld(&sfs_call_stats[data_calls[i]].count);
 	if (ops && have_ru) {
 		uint64_t relinks = ld(&sfs_event_stats[SFS_EV_relink_exchange]) +
 				   ld(&sfs_event_stats[SFS_EV_relink_clone]) +
 				   ld(&sfs_event_stats[SFS_EV_relink_copy]);
-		n = snprintf(line, sizeof(line),
-			     "per_op data_ops %llu minflt %.3f dax_fences %.3f dax_lines %.2f relinks %.5f\n",
-			     (unsigned long long)ops, (double)ru.ru_minflt / (double)ops,
-			     (double)ld(&sfs_event_stats[SFS_EV_dax_fences]) / (double)ops,
-			     (double)(ld(&sfs_event_stats[SFS_EV_dax_bytes]) / 64) / (double)ops,
-			     (double)relinks / (double)ops);
+		n = snprintf(
+			line, sizeof(line),
+			"per_op data_ops %llu minflt %.3f dax_fences %.3f dax_lines %.2f relinks %.5f\n",
+			(unsigned long long)ops, (double)ru.ru_minflt / (double)ops,
+			(double)ld(&sfs_event_stats[SFS_EV_dax_fences]) / (double)ops,
+			(double)(ld(&sfs_event_stats[SFS_EV_dax_bytes]) / 64) / (double)ops,
+			(double)relinks / (double)ops);
 		sfs_write_all(fd, line, (size_t)n);
 	}
 	if (have_ru) {
-		n = snprintf(line, sizeof(line),
-			     "rusage minflt %ld majflt %ld utime %ld.%06lds stime %ld.%06lds maxrss %ldKiB\n",
-			     ru.ru_minflt, ru.ru_majflt, (long)ru.ru_utime.tv_sec,
-			     (long)ru.ru_utime.tv_usec, (long)ru.ru_stime.tv_sec,
-			     (long)ru.ru_stime.tv_usec, ru.ru_maxrss);
+		n = snprintf(
+			line, sizeof(line),
+			"rusage minflt %ld majflt %ld utime %ld.%06lds stime %ld.%06lds maxrss %ldKiB\n",
+			ru.ru_minflt, ru.ru_majflt, (long)ru.ru_utime.tv_sec,
+			(long)ru.ru_utime.tv_usec, (long)ru.ru_stime.tv_sec,
+			(long)ru.ru_stime.tv_usec, ru.ru_maxrss);
 		sfs_write_all(fd, line, (size_t)n);
 	}
 }

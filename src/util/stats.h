@@ -9,21 +9,73 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* One counter a row (the formatter would pack the rows). */
+/* clang-format off */
 /* Calls served or passed through by the library, by family. */
 #define SFS_CALLS(X)                                                                               \
-	X(open) X(close) X(read) X(write) X(pread) X(pwrite) X(readv) X(writev) X(lseek) X(fsync)  \
-	X(fdatasync) X(truncate) X(fallocate) X(stat) X(dup) X(fcntl) X(mmap) X(xfer) X(unlink)    \
-	X(rename) X(exec) X(fork) X(stdio) X(ioctl)
+	X(open)                                                                                    \
+	X(close)                                                                                   \
+	X(read)                                                                                    \
+	X(write)                                                                                   \
+	X(pread)                                                                                   \
+	X(pwrite)                                                                                  \
+	X(readv)                                                                                   \
+	X(writev)                                                                                  \
+	X(lseek)                                                                                   \
+	X(fsync)                                                                                   \
+	X(fdatasync)                                                                               \
+	X(truncate)                                                                                \
+	X(fallocate)                                                                               \
+	X(stat)                                                                                    \
+	X(dup)                                                                                     \
+	X(fcntl)                                                                                   \
+	X(mmap)                                                                                    \
+	X(xfer)                                                                                    \
+	X(unlink)                                                                                  \
+	X(rename)                                                                                  \
+	X(exec)                                                                                    \
+	X(fork)                                                                                    \
+	X(stdio)                                                                                   \
+	X(ioctl)
 
 /* Events inside the library. */
 #define SFS_EVENTS(X)                                                                              \
-	X(relink_exchange) X(relink_clone) X(relink_copy) X(relink_bytes) X(relink_ns)             \
-	X(staged_bytes) X(staging_windows) X(staging_files_made) X(map_chunks) X(map_budget_full)  \
-	X(kernel_fallbacks) X(kernel_overwrites) X(demotions) X(guard_faults) X(log_records)      \
-	X(log_bytes) X(log_checkpoints) X(log_commits) X(recovered_logs) X(recovered_records) \
-	X(dax_maps) X(dax_logs) X(dax_fences) X(dax_bytes) X(dax_stores) \
-	X(dax_syncs) X(dax_unflushed) X(leases) X(lease_breaks) X(lease_refused) X(adopted_stores)              \
-	X(unleased_ops) X(read_retries) X(locked_reads) X(fork_taken_back)
+	X(relink_exchange)                                                                         \
+	X(relink_clone)                                                                            \
+	X(relink_copy)                                                                             \
+	X(relink_bytes)                                                                            \
+	X(relink_ns)                                                                               \
+	X(staged_bytes)                                                                            \
+	X(staging_windows)                                                                         \
+	X(staging_files_made)                                                                      \
+	X(map_chunks)                                                                              \
+	X(map_budget_full)                                                                         \
+	X(kernel_fallbacks)                                                                        \
+	X(kernel_overwrites)                                                                       \
+	X(demotions)                                                                               \
+	X(guard_faults)                                                                            \
+	X(log_records)                                                                             \
+	X(log_bytes)                                                                               \
+	X(log_checkpoints)                                                                         \
+	X(log_commits)                                                                             \
+	X(recovered_logs)                                                                          \
+	X(recovered_records)                                                                       \
+	X(dax_maps)                                                                                \
+	X(dax_logs)                                                                                \
+	X(dax_fences)                                                                              \
+	X(dax_bytes)                                                                               \
+	X(dax_stores)                                                                              \
+	X(dax_syncs)                                                                               \
+	X(dax_unflushed)                                                                           \
+	X(leases)                                                                                  \
+	X(lease_breaks)                                                                            \
+	X(lease_refused)                                                                           \
+	X(adopted_stores)                                                                          \
+	X(unleased_ops)                                                                            \
+	X(read_retries)                                                                            \
+	X(locked_reads)                                                                            \
+	X(fork_taken_back)
+/* clang-format on */
 
 enum sfs_call {
 #define SFS_X(n) SFS_CALL_##n,
@@ -40,9 +92,9 @@ enum sfs_event {
 };
 
 struct sfs_call_stat {
-	atomic_uint_fast64_t count;	 /* calls on managed files */
-	atomic_uint_fast64_t bytes;	 /* bytes moved by those calls */
-	atomic_uint_fast64_t ns;	 /* wall time spent in them */
+	atomic_uint_fast64_t count;	  /* calls on managed files */
+	atomic_uint_fast64_t bytes;	  /* bytes moved by those calls */
+	atomic_uint_fast64_t ns;	  /* wall time spent in them */
 	atomic_uint_fast64_t passthrough; /* calls on managed files sent to the kernel */
 };
 

@@ -83,7 +83,8 @@ int main(int argc, char **argv)
 	T_CHECK(rounds > 0, "the watcher never ran");
 	T_CHECK(wrong_cwd == 0 && failed_opens == 0,
 		"%ld of %ld rounds saw another working directory, %ld relative opens failed "
-		"(first: %s)", wrong_cwd, rounds, failed_opens, first_wrong);
+		"(first: %s)",
+		wrong_cwd, rounds, failed_opens, first_wrong);
 	printf("cwd_threads: %ld rounds, %ld synced overwrites\n", rounds, writes);
 	return t_result();
 }

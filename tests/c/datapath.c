@@ -136,7 +136,8 @@ int main(int argc, char **argv)
 	double t3 = now_ns();
 	T_CHECK(bad == 0, "%d of %ld appends failed", bad, NOPS);
 	printf("datapath: %ld preads %.0f ns/op, %ld overwrites%s %.0f ns/op, %ld appends %.0f ns/op\n",
-	       NOPS, (t1 - t0) / NOPS, NOPS, sync_each ? "+fsync" : "", (t2 - t1b) / NOPS, NOPS, (t3 - t2b) / NOPS);
+	       NOPS, (t1 - t0) / NOPS, NOPS, sync_each ? "+fsync" : "", (t2 - t1b) / NOPS, NOPS,
+	       (t3 - t2b) / NOPS);
 
 	/* The whole file through the descriptor (staged appends included). */
 	struct stat st;

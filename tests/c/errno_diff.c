@@ -39,7 +39,8 @@ extern char **environ;
 #define KADDR ((void *)0xffffffffff600000UL) /* the vsyscall page: kernel space */
 #define USEREND ((void *)0x7ffffffff000UL)   /* the end of user space */
 #define HUGEFD 0x7fffff00
-#define CLOSEDFD 200 /* never the lowest free number: that one races with the
+#define CLOSEDFD                                                                                   \
+	200 /* never the lowest free number: that one races with the
 		      * library opening its own descriptors */
 #define RWF_UNKNOWN (1 << 30)
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -376,8 +377,8 @@ static void offsets(void)
 static void rwf_flags(void)
 {
 	struct iovec v[1] = {{buf, 16}}, w[1] = {{data, 16}};
-	int flags[] = {RWF_UNKNOWN, (int)0x80000000U, 0x100, 0x40 /* RWF_ATOMIC */,
-		       0x80 /* RWF_DONTCACHE */, RWF_APPEND};
+	int flags[] = {RWF_UNKNOWN,	      (int)0x80000000U,		0x100,
+		       0x40 /* RWF_ATOMIC */, 0x80 /* RWF_DONTCACHE */, RWF_APPEND};
 	int fds[] = {rw, ro, wo, app, opath, dfd, -1, CLOSEDFD};
 	const char *fdn[] = {"rw", "ro", "wo", "app", "opath", "dir", "m1", "closed"};
 	for (size_t i = 0; i < N(flags); i++)
@@ -497,9 +498,10 @@ static void paths(void)
 	memset(longname, 'n', sizeof(longname) - 1), memset(longpath, 'd', sizeof(longpath) - 1);
 	memset(straddle, 'p', 100);
 	/* The last two names may exist: nothing creates or removes them. */
-	const char *names[] = {NULL, (char *)1, KADDR, hole, straddle, "", "/nonexistent/x",
-			       "file.dat/x", longname, longpath, "nofile", "loop"};
-	const char *pn[] = {"null",  "one",    "kaddr",    "unmapped", "straddle", "empty",
+	const char *names[] = {
+		NULL,	      (char *)1, KADDR,	   hole,     straddle, "", "/nonexistent/x",
+		"file.dat/x", longname,	 longpath, "nofile", "loop"};
+	const char *pn[] = {"null",  "one",    "kaddr",	   "unmapped", "straddle", "empty",
 			    "noent", "notdir", "longname", "longpath", "nofile",   "loop"};
 	for (size_t i = 0; i < N(names); i++) {
 		const char *p = hide(names[i]);
@@ -581,8 +583,9 @@ static void timestamps(void)
 	for (int i = 0; i < 3; i++) {
 		int t = xopen(tn[i], O_RDWR | O_CREAT | O_TRUNC);
 		PR(nm("times%d.write", i), write(t, data, 100));
-		PR(nm("times%d.set", i),
-		   !i ? futimens(t, ts) : i < 2 ? utimensat(dfd, tn[i], ts, 0) : utimes(tn[i], tv));
+		PR(nm("times%d.set", i), !i    ? futimens(t, ts) :
+					 i < 2 ? utimensat(dfd, tn[i], ts, 0) :
+						 utimes(tn[i], tv));
 		PR(nm("times%d.close", i), close(t));
 		PR(nm("times%d.mtime-ns", i),
 		   stat(tn[i], &st) ? -1 : st.st_mtim.tv_sec * 1000000000L + st.st_mtim.tv_nsec);
@@ -765,8 +768,8 @@ int main(int argc, char **argv)
 	iovecs();
 	offsets();
 	rwf_flags();
-	const char *kn[] = {"m1",     "closed", "huge",	  "cwd",   "rdonly", "wronly",
-			    "rdwr",   "append", "opath", "dir",   "duprw",  "dupro"};
+	const char *kn[] = {"m1",   "closed", "huge",  "cwd", "rdonly", "wronly",
+			    "rdwr", "append", "opath", "dir", "duprw",	"dupro"};
 	int kfd[] = {-1, CLOSEDFD, HUGEFD, AT_FDCWD, ro, wo, rw, app, opath, dfd, duprw, dupro};
 	for (size_t i = 0; i < N(kfd); i++)
 		fd_matrix(kn[i], kfd[i]);
@@ -778,8 +781,8 @@ int main(int argc, char **argv)
 	misc();
 	summary("sum.file", ro);
 	summary("sum.out", outfd);
-	int fds[] = {ro,     wo,     rw,     app,     opath, dfd, duprw, dupro, aux_ro,
-		     aux_wo, aux_rw, aux_app, outfd};
+	int fds[] = {ro,    wo,	    rw,	    app,    opath,   dfd,  duprw,
+		     dupro, aux_ro, aux_wo, aux_rw, aux_app, outfd};
 	for (size_t i = 0; i < N(fds); i++)
 		PR(nm("final.close%zu", i), close(fds[i]));
 	/* The kernel's own view, past the library, once every fd is closed. */

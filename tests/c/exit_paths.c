@@ -24,8 +24,8 @@
 extern char **environ;
 
 enum way { EXIT_, EXIT_C, EXIT_GROUP, LAST_THREAD, EXEC_FAILED, VFORK, NWAYS };
-static const char *const names[] = {"_exit", "_Exit", "exit_group", "pthread_exit",
-				    "failed execve", "vfork child"};
+static const char *const names[] = {"_exit",	    "_Exit",	     "exit_group",
+				    "pthread_exit", "failed execve", "vfork child"};
 
 static const char *g_path;
 

@@ -124,8 +124,8 @@ int main(int argc, char **argv)
 		T_REQUIRE(waitpid(w, &st, 0) == w, "waitpid");
 		bool clean = WIFEXITED(st) && WEXITSTATUS(st) == 0;
 		if (!clean && bad++ < 5) {
-			T_CHECK(clean, "round %d (fork after %u us): status %#x (%s %d)", r, delay_us,
-				st, WIFSIGNALED(st) ? "signal" : "exit",
+			T_CHECK(clean, "round %d (fork after %u us): status %#x (%s %d)", r,
+				delay_us, st, WIFSIGNALED(st) ? "signal" : "exit",
 				WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
 		} else if (!clean) {
 			t_failures++;

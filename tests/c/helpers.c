@@ -124,8 +124,8 @@ static long raw_open(const char *path, int flags)
 static bool full_io(int fd, void *buf, size_t n, bool rd)
 {
 	for (size_t done = 0; done < n;) {
-		ssize_t r = rd ? read(fd, (char *)buf + done, n - done)
-			       : write(fd, (const char *)buf + done, n - done);
+		ssize_t r = rd ? read(fd, (char *)buf + done, n - done) :
+				 write(fd, (const char *)buf + done, n - done);
 		if (r <= 0)
 			return false;
 		done += (size_t)r;
@@ -152,9 +152,11 @@ static void peer_serve(int in, int out)
 			break;
 		case T_PEER_RAW_READ:
 			fd = raw_open(q.path, O_RDONLY);
-			p.ret = fd < 0 ? fd
-				       : raw4(SYS_pread64, fd, (long)p.data,
-					      q.a < (long)sizeof(p.data) ? q.a : (long)sizeof(p.data), q.b);
+			p.ret = fd < 0 ? fd :
+					 raw4(SYS_pread64, fd, (long)p.data,
+					      q.a < (long)sizeof(p.data) ? q.a :
+									   (long)sizeof(p.data),
+					      q.b);
 			if (fd >= 0)
 				raw4(SYS_close, fd, 0, 0, 0);
 			p.len = p.ret > 0 ? (size_t)p.ret : 0;
@@ -174,9 +176,10 @@ static void peer_serve(int in, int out)
 			break;
 		case T_PEER_LIBC_READ: {
 			int lfd = open(q.path, O_RDONLY);
-			ssize_t r = lfd < 0 ? -1
-					    : pread(lfd, p.data,
-						    q.a < (long)sizeof(p.data) ? (size_t)q.a : sizeof(p.data),
+			ssize_t r = lfd < 0 ? -1 :
+					      pread(lfd, p.data,
+						    q.a < (long)sizeof(p.data) ? (size_t)q.a :
+										 sizeof(p.data),
 						    q.b);
 			p.ret = r < 0 ? -errno : r;
 			if (lfd >= 0)

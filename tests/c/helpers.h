@@ -21,7 +21,7 @@ extern int t_failures;
 #define T_CHECK(cond, ...)                                                                         \
 	do {                                                                                       \
 		if (!(cond)) {                                                                     \
-			fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);  \
+			fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);   \
 			fprintf(stderr, __VA_ARGS__);                                              \
 			fprintf(stderr, " (errno %d %s)\n", errno, strerror(errno));               \
 			t_failures++;                                                              \

@@ -69,11 +69,11 @@ static uint32_t rnd(void)
 }
 
 struct plan {
-	uint32_t kill_at; /* K: kill once record K is reported durable */
+	uint32_t kill_at;  /* K: kill once record K is reported durable */
 	uint32_t delay_us; /* then wait this long */
-	uint32_t group; /* fsync every 1..group records (varying) */
+	uint32_t group;	   /* fsync every 1..group records (varying) */
 	bool datasync, append;
-	bool reader; /* the parent has the file open (and reads it) meanwhile */
+	bool reader;  /* the parent has the file open (and reads it) meanwhile */
 	int sync_via; /* fsync through: 0 the writing fd, 1 another O_WRONLY
 		       * descriptor, 2 another O_RDONLY descriptor */
 };
@@ -189,8 +189,7 @@ static long read_lib(const char *path, int ofd, unsigned char **buf)
 
 /* Both views, which must also agree. Returns intact records or -1. The
  * library view is through fd when it is open, else a fresh descriptor. */
-static long check_both(const char *when, const char *path, int fd, uint32_t synced,
-		       long *good_end)
+static long check_both(const char *when, const char *path, int fd, uint32_t synced, long *good_end)
 {
 	char what[96];
 	unsigned char *lib = NULL, *ker = NULL;
@@ -245,7 +244,8 @@ static void one_round(const char *dir, unsigned seed)
 			long end = 0;
 			unsigned char *d = NULL;
 			long n = read_lib(path, rfd, &d);
-			T_CHECK(n >= 0 && check_view("reader while writing", d, n, synced, &end) >= 0,
+			T_CHECK(n >= 0 &&
+					check_view("reader while writing", d, n, synced, &end) >= 0,
 				"seed %u: the reader while the child writes (%ld bytes)", seed, n);
 			free(d);
 		}
@@ -273,8 +273,8 @@ static void one_round(const char *dir, unsigned seed)
 		long rend = 0;
 		long rn = check_both("after the kill, the reader's descriptor", path, rfd, synced,
 				     &rend);
-		T_CHECK(rn == n && rend == end, "the reader's descriptor: %ld records, end %ld",
-			rn, rend);
+		T_CHECK(rn == n && rend == end, "the reader's descriptor: %ld records, end %ld", rn,
+			rend);
 		close(rfd);
 	}
 	struct stat sb;
@@ -283,8 +283,8 @@ static void one_round(const char *dir, unsigned seed)
 	printf("seed %u: K %u, delay %u us, %s every <=%u%s%s%s: killed with 0..%u durable; "
 	       "%ld intact records, %ld-byte file, %ld torn bytes\n",
 	       seed, pl.kill_at, pl.delay_us, pl.datasync ? "fdatasync" : "fsync", pl.group,
-	       via[pl.sync_via], pl.append ? ", O_APPEND" : "", pl.reader ? ", reader" : "",
-	       synced, n, size, size - end);
+	       via[pl.sync_via], pl.append ? ", O_APPEND" : "", pl.reader ? ", reader" : "", synced,
+	       n, size, size - end);
 	if (n < 0)
 		return;
 
@@ -301,8 +301,8 @@ static void one_round(const char *dir, unsigned seed)
 	long n2 = check_both("after the recovery append", path, -1, (uint32_t)n, &end2);
 	T_CHECK(n2 == n + 1 && end2 == end + (long)len && stat(path, &sb) == 0 &&
 			sb.st_size == end2,
-		"after the recovery append: %ld records (want %ld), end %ld (want %ld)", n2,
-		n + 1, end2, end + (long)len);
+		"after the recovery append: %ld records (want %ld), end %ld (want %ld)", n2, n + 1,
+		end2, end + (long)len);
 	unlink(path);
 }
 

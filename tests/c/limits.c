@@ -76,13 +76,16 @@ static void fsize(const char *dir)
 	int st;
 	int n = fsize_child(p, true, &st);
 	T_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d (SIGXFSZ ignored)", st);
-	T_CHECK(n == LIMIT / CHUNK, "%d writes returned under the limit, want %d", n, LIMIT / CHUNK);
+	T_CHECK(n == LIMIT / CHUNK, "%d writes returned under the limit, want %d", n,
+		LIMIT / CHUNK);
 	struct stat s;
-	T_CHECK(stat(p, &s) == 0 && s.st_size == LIMIT, "size %ld, want %d", (long)s.st_size, LIMIT);
+	T_CHECK(stat(p, &s) == 0 && s.st_size == LIMIT, "size %ld, want %d", (long)s.st_size,
+		LIMIT);
 	n = fsize_child(p, false, &st);
 	T_CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGXFSZ, "status %d, want SIGXFSZ", st);
 	T_CHECK(n == LIMIT / CHUNK, "%d writes returned before SIGXFSZ, want %d", n, LIMIT / CHUNK);
-	T_CHECK(stat(p, &s) == 0 && s.st_size == LIMIT, "size %ld, want %d", (long)s.st_size, LIMIT);
+	T_CHECK(stat(p, &s) == 0 && s.st_size == LIMIT, "size %ld, want %d", (long)s.st_size,
+		LIMIT);
 }
 
 /* Fills the file system but for about `room` bytes; returns the filler. */
@@ -143,13 +146,14 @@ static void write_sparse(const char *p, bool raw)
 {
 	unsigned char buf[CHUNK];
 	t_fill(buf, CHUNK, 3, 0);
-	int fd = raw ? (int)syscall(SYS_openat, AT_FDCWD, p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-				    0644)
-		     : open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	int fd = raw ? (int)syscall(SYS_openat, AT_FDCWD, p,
+				    O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) :
+		       open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	T_REQUIRE(fd >= 0, "open %s", p);
 	for (int i = 0; i < 28; i++) {
 		off_t off = i < 8 ? (off_t)i * CHUNK : (off_t)(i - 7) * (256 << 10);
-		ssize_t w = raw ? syscall(SYS_pwrite64, fd, buf, CHUNK, off) : pwrite(fd, buf, CHUNK, off);
+		ssize_t w = raw ? syscall(SYS_pwrite64, fd, buf, CHUNK, off) :
+				  pwrite(fd, buf, CHUNK, off);
 		T_CHECK(w == CHUNK, "write %d", i);
 	}
 	T_CHECK((raw ? syscall(SYS_close, fd) : close(fd)) == 0, "close");
@@ -174,7 +178,8 @@ static void sparse(const char *dir, const char *self)
 	write_sparse(p, false);
 	struct stat s, r;
 	T_REQUIRE(stat(p, &s) == 0 && stat(ref, &r) == 0, "stat");
-	T_CHECK(s.st_size == r.st_size, "size %ld, the kernel's %ld", (long)s.st_size, (long)r.st_size);
+	T_CHECK(s.st_size == r.st_size, "size %ld, the kernel's %ld", (long)s.st_size,
+		(long)r.st_size);
 	/* The kernel allocates some of each hole too (preallocation past the
 	 * end, stripe alignment): as much as it does, give or take; filled
 	 * holes would be the whole file. */
@@ -189,7 +194,8 @@ static void sparse(const char *dir, const char *self)
 	if (fd >= 0 && rfd >= 0)
 		T_CHECK(lseek(fd, 8 * CHUNK, SEEK_HOLE) == lseek(rfd, 8 * CHUNK, SEEK_HOLE),
 			"SEEK_HOLE after the appends: %ld, the kernel's %ld",
-			(long)lseek(fd, 8 * CHUNK, SEEK_HOLE), (long)lseek(rfd, 8 * CHUNK, SEEK_HOLE));
+			(long)lseek(fd, 8 * CHUNK, SEEK_HOLE),
+			(long)lseek(rfd, 8 * CHUNK, SEEK_HOLE));
 	if (fd >= 0)
 		close(fd);
 	if (rfd >= 0)

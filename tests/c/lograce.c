@@ -134,8 +134,10 @@ int main(int argc, char **argv)
 	atomic_store(&stop, true);
 	for (int i = 0; i < 3; i++)
 		pthread_join(th[i], NULL);
-	T_CHECK(lost == 0, "in %d of 20 rounds the writer had no log of its own after its first "
-		"write (%s mode off)", lost, mode);
+	T_CHECK(lost == 0,
+		"in %d of 20 rounds the writer had no log of its own after its first "
+		"write (%s mode off)",
+		lost, mode);
 
 	/* No log can be made: .splitfs immutable (root only). */
 	int dfd = open(priv, O_RDONLY | O_DIRECTORY);
@@ -157,16 +159,18 @@ int main(int argc, char **argv)
 			}
 			ioctl(dfd, FS_IOC_SETFLAGS, &flags);
 			for (int shared = 0; shared < 2; shared++) {
-				const char *how = shared ? "another process has the file open"
-							 : "the file is this process's";
+				const char *how = shared ? "another process has the file open" :
+							   "the file is this process's";
 				if (strcmp(mode, "strict") == 0)
 					T_CHECK(code[shared] == 2,
 						"strict mode without a log (%s): the write must fail "
-						"with EIO (got %d: 0 it succeeded)", how, code[shared]);
+						"with EIO (got %d: 0 it succeeded)",
+						how, code[shared]);
 				else
 					T_CHECK(code[shared] == 0,
 						"sync mode without a log (%s): the write must succeed, "
-						"durably (got %d)", how, code[shared]);
+						"durably (got %d)",
+						how, code[shared]);
 			}
 		} else {
 			printf("cannot make .splitfs immutable (%s): the no-log case is skipped\n",

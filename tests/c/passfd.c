@@ -27,7 +27,9 @@ static ssize_t send_fd(int sock, int fd)
 		struct cmsghdr align;
 	} ctl;
 	memset(&ctl, 0, sizeof(ctl));
-	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+	struct msghdr msg = {.msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = ctl.buf,
 			     .msg_controllen = sizeof(ctl.buf)};
 	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
 	c->cmsg_level = SOL_SOCKET;
@@ -45,7 +47,9 @@ static int recv_fd(int sock)
 		char buf[CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align;
 	} ctl;
-	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+	struct msghdr msg = {.msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = ctl.buf,
 			     .msg_controllen = sizeof(ctl.buf)};
 	if (recvmsg(sock, &msg, 0) != 1)
 		return -1;
@@ -117,8 +121,9 @@ int main(int argc, char **argv)
 		uint64_t seq = (uint64_t)(i < BATCH ? i : i < 2 * BATCH ? i - BATCH : i - BATCH);
 		if (!rec_ok(&r) || r.writer != writer || r.seq != seq) {
 			if (bad++ == 0)
-				fprintf(stderr, "record %ld: writer %u seq %llu ok %d, want writer %u "
-						"seq %llu\n",
+				fprintf(stderr,
+					"record %ld: writer %u seq %llu ok %d, want writer %u "
+					"seq %llu\n",
 					i, r.writer, (unsigned long long)r.seq, rec_ok(&r), writer,
 					(unsigned long long)seq);
 		}

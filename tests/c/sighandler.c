@@ -120,11 +120,13 @@ static void check(const char *a, const char *b, int wa, int wb)
 		if (n - pos >= BLOCK && memcmp(d + pos, blk, BLOCK) == 0) {
 			blocks++;
 			pos += BLOCK;
-		} else if (n - pos >= REC && memcmp(d + pos, "HNDLA", 5) == 0 && d[pos + REC - 1] == '\n') {
+		} else if (n - pos >= REC && memcmp(d + pos, "HNDLA", 5) == 0 &&
+			   d[pos + REC - 1] == '\n') {
 			char want[REC];
 			make_rec(want, 'A', recs);
-			T_CHECK(memcmp(d + pos, want, REC) == 0, "record %d of the handler in A: %.13s",
-				recs, (const char *)d + pos);
+			T_CHECK(memcmp(d + pos, want, REC) == 0,
+				"record %d of the handler in A: %.13s", recs,
+				(const char *)d + pos);
 			recs++;
 			pos += REC;
 		} else {
@@ -141,7 +143,8 @@ static void check(const char *a, const char *b, int wa, int wb)
 		char want[REC];
 		make_rec(want, 'B', i);
 		if (memcmp(d + (long)i * REC, want, REC) != 0) {
-			T_CHECK(false, "file B: record %d: %.13s", i, (const char *)d + (long)i * REC);
+			T_CHECK(false, "file B: record %d: %.13s", i,
+				(const char *)d + (long)i * REC);
 			break;
 		}
 	}
@@ -197,10 +200,10 @@ int main(int argc, char **argv)
 	T_CHECK(counts[0] > 10 && counts[1] > 10, "only %d and %d handler writes", counts[0],
 		counts[1]);
 	T_CHECK(counts[2] == 0, "the handler: %s",
-		counts[2] == 3000   ? "ran inside itself"
-		: counts[2] == 2000 ? "ran on another thread"
-		: counts[2] >= 1000 ? "a short write"
-				    : strerror(counts[2]));
+		counts[2] == 3000 ? "ran inside itself" :
+		counts[2] == 2000 ? "ran on another thread" :
+		counts[2] >= 1000 ? "a short write" :
+				    strerror(counts[2]));
 	check(a, b, counts[0], counts[1]);
 	fatal_default(dir);
 	return t_result();

@@ -85,7 +85,8 @@ static void touch(int fd)
 	char buf[4096];
 	for (int round = 0; round < 8; round++)
 		for (long off = 0; off < SIZE; off += 64 << 10)
-			T_REQUIRE(pread(fd, buf, sizeof(buf), off) == (ssize_t)sizeof(buf), "pread");
+			T_REQUIRE(pread(fd, buf, sizeof(buf), off) == (ssize_t)sizeof(buf),
+				  "pread");
 }
 
 /* Whether the file holds exactly want (raw reads). */

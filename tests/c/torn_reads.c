@@ -61,7 +61,8 @@ static void writer(int w)
 {
 	uint64_t seed = 0x9e3779b97f4a7c15ull * (uint64_t)(w + 1), buf[WORDS];
 	for (uint64_t n = 1; !atomic_load(&sh->stop); n++) {
-		int u = overlap ? (int)(rnd(&seed) % UNITS) : (int)(rnd(&seed) % (UNITS / 2)) * 2 + w;
+		int u = overlap ? (int)(rnd(&seed) % UNITS) :
+				  (int)(rnd(&seed) % (UNITS / 2)) * 2 + w;
 		uint64_t stamp = ((uint64_t)w << 60) | n;
 		for (int i = 0; i < WORDS; i++)
 			buf[i] = stamp;
@@ -82,8 +83,8 @@ static bool whole(const uint64_t *buf, size_t words, char *what, size_t whatlen,
 {
 	for (size_t i = 1; i < words; i++)
 		if (buf[i] != buf[0]) {
-			snprintf(what, whatlen, "unit %d: word 0 stamp %#llx, word %zu stamp %#llx", u,
-				 (unsigned long long)buf[0], i, (unsigned long long)buf[i]);
+			snprintf(what, whatlen, "unit %d: word 0 stamp %#llx, word %zu stamp %#llx",
+				 u, (unsigned long long)buf[0], i, (unsigned long long)buf[i]);
 			return false;
 		}
 	return buf[0] != 0 || (snprintf(what, whatlen, "unit %d: zeros", u), false);
@@ -103,7 +104,8 @@ static void reader(int id)
 			r = pread(fd, buf, UNIT, off);
 			break;
 		case 1: {
-			struct iovec v[3] = {{buf, 1000}, {(char *)buf + 1000, 5000},
+			struct iovec v[3] = {{buf, 1000},
+					     {(char *)buf + 1000, 5000},
 					     {(char *)buf + 6000, UNIT - 6000}};
 			r = preadv(fd, v, 3, off);
 			break;
@@ -219,8 +221,7 @@ static void with_processes(const char *dir)
 	}
 	for (int i = 0; i < 4; i++) {
 		int st;
-		T_CHECK(waitpid(pid[i], &st, 0) == pid[i] && WIFEXITED(st) &&
-				WEXITSTATUS(st) == 0,
+		T_CHECK(waitpid(pid[i], &st, 0) == pid[i] && WIFEXITED(st) && WEXITSTATUS(st) == 0,
 			"process %d ended with status %#x", i, st);
 	}
 	report("processes");

@@ -63,7 +63,8 @@ static void check(const char *what, const unsigned char *d, long size, int round
 		memcpy(&r, d + at, sizeof(r));
 		if (!rec_ok(&r) || r.writer < 1 || r.writer > 2 || (long)r.seq != next[r.writer]) {
 			if (bad++ == 0)
-				fprintf(stderr, "round %d, %s: record at %ld: ok %d writer %u seq %llu\n",
+				fprintf(stderr,
+					"round %d, %s: record at %ld: ok %d writer %u seq %llu\n",
 					round, what, at, rec_ok(&r), r.writer,
 					(unsigned long long)r.seq);
 			continue;
@@ -75,11 +76,11 @@ static void check(const char *what, const unsigned char *d, long size, int round
 		bad);
 	T_CHECK(size % (long)sizeof(struct rec) == 0, "round %d, %s: size %ld is not whole records",
 		round, what, size);
-	T_CHECK(next[1] == a && a == A_RECORDS, "round %d, %s: writer A: %ld records, %ld acknowledged",
-		round, what, next[1], a);
+	T_CHECK(next[1] == a && a == A_RECORDS,
+		"round %d, %s: writer A: %ld records, %ld acknowledged", round, what, next[1], a);
 	T_CHECK(next[2] == b || next[2] == b + 1,
-		"round %d, %s: killed writer B: %ld records, %ld acknowledged", round, what, next[2],
-		b);
+		"round %d, %s: killed writer B: %ld records, %ld acknowledged", round, what,
+		next[2], b);
 }
 
 static void round_of(const char *dir, int round)
@@ -137,8 +138,7 @@ static void round_of(const char *dir, int round)
 	free(raw);
 	static const char *const kinds[] = {"both writing", "B after A", "B opened after A"};
 	printf("round %d (%s): A %ld, B %ld acknowledged, file %ld records\n", round, kinds[kind],
-	       atomic_load(&acked[1]), atomic_load(&acked[2]),
-	       rsize / (long)sizeof(struct rec));
+	       atomic_load(&acked[1]), atomic_load(&acked[2]), rsize / (long)sizeof(struct rec));
 }
 
 int main(int argc, char **argv)

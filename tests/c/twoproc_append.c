@@ -58,8 +58,8 @@ static void verify(const char *what, const unsigned char *data, long size)
 	for (int w = 0; w < 2; w++)
 		for (int i = 0; i < NREC; i++)
 			missing += seen[w][i] != 1;
-	T_CHECK(bad == 0 && missing == 0, "%s: %ld bad or out-of-order records, %ld missing",
-		what, bad, missing);
+	T_CHECK(bad == 0 && missing == 0, "%s: %ld bad or out-of-order records, %ld missing", what,
+		bad, missing);
 }
 
 int main(int argc, char **argv)

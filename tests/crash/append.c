@@ -82,8 +82,9 @@ int run_append(const char *dir, uint64_t seed, bool nosync)
 	unsigned char *buf = malloc(HDR + 6000);
 	uint64_t end = 0;
 	/* CRASH_APPEND_CAP (MiB): a bigger file (the 128 MiB log test). */
-	uint64_t cap = getenv("CRASH_APPEND_CAP") ? strtoull(getenv("CRASH_APPEND_CAP"), NULL, 0) << 20
-						  : CAP;
+	uint64_t cap = getenv("CRASH_APPEND_CAP") ?
+			       strtoull(getenv("CRASH_APPEND_CAP"), NULL, 0) << 20 :
+			       CAP;
 	for (uint32_t seq = 0;; seq++) {
 		if (end > cap) {
 			pause();
@@ -103,7 +104,8 @@ int run_append(const char *dir, uint64_t seed, bool nosync)
 		}
 		default:
 			w = (how & 1) ? write(fd, buf, len) : pwrite(fd, buf, len, (off_t)end);
-			if (!(how & 1) && w > 0 && lseek(fd, (off_t)(end + (uint64_t)w), SEEK_SET) < 0)
+			if (!(how & 1) && w > 0 &&
+			    lseek(fd, (off_t)(end + (uint64_t)w), SEEK_SET) < 0)
 				return perror("lseek"), 2;
 		}
 		if (w != (ssize_t)len)
@@ -153,17 +155,20 @@ int check_append(const char *dir, char **acks, size_t n, enum crash_mode m, enum
 			size_t at = 0;
 			while (data[pos + (long)at] == rec[at])
 				at++;
-			violation("append.dat: byte %ld (record %ld, offset %zu in it) is 0x%02x, the "
-				  "stream has 0x%02x (%s)",
-				  pos + (long)at, intact, at, data[pos + (long)at], rec[at],
-				  data[pos + (long)at] == 0 ? "zeros" : "garbage");
+			violation(
+				"append.dat: byte %ld (record %ld, offset %zu in it) is 0x%02x, the "
+				"stream has 0x%02x (%s)",
+				pos + (long)at, intact, at, data[pos + (long)at], rec[at],
+				data[pos + (long)at] == 0 ? "zeros" : "garbage");
 			break;
 		}
 		if (have < len) {
 			/* A partial record at the end. */
 			if (m == MODE_STRICT)
-				violation("append.dat: record %ld is torn (%zu of %zu bytes): strict "
-					  "writes are all or nothing", intact, have, len);
+				violation(
+					"append.dat: record %ld is torn (%zu of %zu bytes): strict "
+					"writes are all or nothing",
+					intact, have, len);
 			if (intact > last_b)
 				violation("append.dat: part of record %ld, never begun", intact);
 			break;

@@ -139,8 +139,9 @@ uint32_t rnd(uint64_t *s)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: crashtool run WORKLOAD DIR ACKFILE SEED\n"
-			"       crashtool check WORKLOAD DIR ACKFILE posix|sync|strict kill|power\n");
+	fprintf(stderr,
+		"usage: crashtool run WORKLOAD DIR ACKFILE SEED\n"
+		"       crashtool check WORKLOAD DIR ACKFILE posix|sync|strict kill|power\n");
 	return 2;
 }
 

@@ -76,8 +76,8 @@ int run_mixed(const char *dir, uint64_t seed)
 			uint32_t to = s->len + 1 + rnd(&seed) % (MAXLEN - s->len);
 			ack("B %u append %u %u %u %d", op, name, s->gen, to, sync);
 			int fd = open(path, O_WRONLY | O_APPEND);
-			if (fd < 0 || write_gen(fd, name, s->gen, s->len, to) || (sync && fsync(fd)) ||
-			    close(fd))
+			if (fd < 0 || write_gen(fd, name, s->gen, s->len, to) ||
+			    (sync && fsync(fd)) || close(fd))
 				return perror("append"), 2;
 			s->len = to;
 			if (sync)
@@ -178,8 +178,8 @@ static const char *describe(const unsigned char *data, long size, unsigned name,
 		if (memcmp(probe, data + at, (size_t)len) == 0)
 			g = (int)cand;
 	}
-	snprintf(out, sizeof(out), " (gen %u's bytes up to %ld, then %ld zeros%s%d)", gen, at, zeros,
-		 g >= 0 ? ", then gen " : ", then unknown bytes", g);
+	snprintf(out, sizeof(out), " (gen %u's bytes up to %ld, then %ld zeros%s%d)", gen, at,
+		 zeros, g >= 0 ? ", then gen " : ", then unknown bytes", g);
 	return out;
 }
 
@@ -237,10 +237,12 @@ int check_mixed(const char *dir, char **acks, size_t n, enum crash_mode m, enum 
 			bool ok = !exists || size == 0;
 			for (unsigned g = 0; exists && !ok && g < ngens[nm]; g++)
 				ok = size <= (long)MAXLEN &&
-				     prefix_zeros(data, size, nm, gens[nm][g], truncs[nm], ntruncs[nm]);
+				     prefix_zeros(data, size, nm, gens[nm][g], truncs[nm],
+						  ntruncs[nm]);
 			if (!ok)
 				violation("n%u: %ld bytes, not a prefix of any of its generations "
-					  "(zeros or garbage)", nm, size);
+					  "(zeros or garbage)",
+					  nm, size);
 			free(data);
 			continue;
 		}
@@ -273,10 +275,12 @@ int check_mixed(const char *dir, char **acks, size_t n, enum crash_mode m, enum 
 			ok = size >= lo && size <= hi && is_prefix(data, size, nm, s->gen);
 		}
 		if (!ok)
-			violation("n%u: %s, %ld bytes%s; acknowledged: %s gen %u len %u (fsynced %u)%s%s",
-				  nm, exists ? "exists" : "absent", size, describe(data, size, nm, a->gen),
-				  a->exists ? "exists" : "absent", a->gen, a->len, a->synced,
-				  b ? "; in flight: " : "", b ? fl_what : "");
+			violation(
+				"n%u: %s, %ld bytes%s; acknowledged: %s gen %u len %u (fsynced %u)%s%s",
+				nm, exists ? "exists" : "absent", size,
+				describe(data, size, nm, a->gen), a->exists ? "exists" : "absent",
+				a->gen, a->len, a->synced, b ? "; in flight: " : "",
+				b ? fl_what : "");
 		free(data);
 	}
 	for (unsigned i = 0; i < NNAME; i++) {

@@ -46,7 +46,8 @@ static void make_slot(unsigned char *buf, uint32_t slot, uint32_t version)
 	for (uint32_t p = 0; p < SLOTPAGES; p++) {
 		unsigned char *pg = buf + p * PAGE;
 		struct page_hdr h = {MAGIC, slot, version, p, 0};
-		fill_stream(pg + sizeof(h), PAGE - sizeof(h), mix32(slot << 20 ^ version << 3 ^ p), 0);
+		fill_stream(pg + sizeof(h), PAGE - sizeof(h), mix32(slot << 20 ^ version << 3 ^ p),
+			    0);
 		h.crc = crc32_sw(crc32_sw(0, &h, 16), pg + sizeof(h), PAGE - sizeof(h));
 		memcpy(pg, &h, sizeof(h));
 	}
@@ -157,20 +158,25 @@ int check_overwrite(const char *dir, char **acks, size_t n, enum crash_mode m, e
 			uint32_t crc = h.crc;
 			h.crc = 0;
 			if (h.magic != MAGIC || h.slot != (uint32_t)s || h.page != (uint32_t)p ||
-			    crc != crc32_sw(crc32_sw(0, &h, 16), pg + sizeof(h), PAGE - sizeof(h))) {
+			    crc != crc32_sw(crc32_sw(0, &h, 16), pg + sizeof(h),
+					    PAGE - sizeof(h))) {
 				if (m != MODE_STRICT && hi > wrote[s] &&
 				    page_mix(pg, (uint32_t)s, (uint32_t)p, (uint32_t)wrote[s],
 					     (uint32_t)hi)) {
 					inpage++;
 					continue;
 				}
-				violation("over.dat: slot %d page %d is not an intact page of that slot "
-					  "(%s)", s, p, pg[100] == 0 && pg[2000] == 0 ? "zeros" : "garbage");
+				violation(
+					"over.dat: slot %d page %d is not an intact page of that slot "
+					"(%s)",
+					s, p, pg[100] == 0 && pg[2000] == 0 ? "zeros" : "garbage");
 				continue;
 			}
 			if ((long)h.version < lo || (long)h.version > hi)
-				violation("over.dat: slot %d page %d has version %u; acknowledged %ld, "
-					  "begun %ld", s, p, h.version, lo, hi);
+				violation(
+					"over.dat: slot %d page %d has version %u; acknowledged %ld, "
+					"begun %ld",
+					s, p, h.version, lo, hi);
 			if (first < 0)
 				first = h.version;
 			else if (first != (long)h.version)
@@ -178,13 +184,15 @@ int check_overwrite(const char *dir, char **acks, size_t n, enum crash_mode m, e
 			if ((long)h.version > wrote[s])
 				newer++;
 			if (first >= 0 && first != (long)h.version && m == MODE_STRICT)
-				violation("over.dat: slot %d is torn (page 0 version %ld, page %d version "
-					  "%u): strict writes are all or nothing", s, first, p, h.version);
+				violation(
+					"over.dat: slot %d is torn (page 0 version %ld, page %d version "
+					"%u): strict writes are all or nothing",
+					s, first, p, h.version);
 		}
 	}
 	printf("overwrite: %d slots checked, %ld torn pages (allowed outside strict), %ld pages of "
-	       "an unacknowledged write, %ld pages torn within by the write in flight\n", NSLOT,
-	       torn, newer, inpage);
+	       "an unacknowledged write, %ld pages torn within by the write in flight\n",
+	       NSLOT, torn, newer, inpage);
 	free(data);
 	return 0;
 }

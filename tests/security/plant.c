@@ -40,7 +40,8 @@ static int zeros(int fd, off_t size)
 {
 	static char z[1 << 16];
 	for (off_t off = 0; off < size; off += (off_t)sizeof(z))
-		if (put(fd, z, (size_t)(size - off < (off_t)sizeof(z) ? size - off : (off_t)sizeof(z)),
+		if (put(fd, z,
+			(size_t)(size - off < (off_t)sizeof(z) ? size - off : (off_t)sizeof(z)),
 			off) != 0)
 			return -1;
 	return 0;
@@ -51,24 +52,38 @@ static int plant_log(const char *path, const char *target, uint64_t ino, uint64_
 	int fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
 	if (fd < 0 || zeros(fd, 1 << 20) != 0)
 		return fail(path);
-	struct sfs_log_entry h = {.op = SFS_LOG_HEADER, .version = 1, .gen = 1,
-				  .off = SFS_LOG_MAGIC_V1, .arg = 1 << 20};
+	struct sfs_log_entry h = {.op = SFS_LOG_HEADER,
+				  .version = 1,
+				  .gen = 1,
+				  .off = SFS_LOG_MAGIC_V1,
+				  .arg = 1 << 20};
 	h.crc = sfs_log_crc(&h, NULL);
 	/* FILE: a file handle of no bytes, then the path. */
 	unsigned char rec[512];
 	memset(rec, 0, sizeof(rec));
 	struct sfs_log_entry *f = (void *)rec;
 	size_t plen = strlen(target) + 1;
-	*f = (struct sfs_log_entry){.op = SFS_LOG_FILE, .version = 1, .file = 1, .gen = 1, .seq = 1,
-				    .off = ino, .arg = igen};
+	*f = (struct sfs_log_entry){.op = SFS_LOG_FILE,
+				    .version = 1,
+				    .file = 1,
+				    .gen = 1,
+				    .seq = 1,
+				    .off = ino,
+				    .arg = igen};
 	f->payload = (uint32_t)(8 + plen); /* struct file_handle header: 8 bytes */
 	memcpy(rec + SFS_LOG_UNIT + 8, target, plen);
 	f->crc = sfs_log_crc(f, rec + SFS_LOG_UNIT);
 	unsigned char wrec[128];
 	memset(wrec, 0, sizeof(wrec));
 	struct sfs_log_entry *w = (void *)wrec;
-	*w = (struct sfs_log_entry){.op = SFS_LOG_WRITE, .version = 1, .file = 1, .gen = 1,
-				    .seq = 2, .off = 0, .arg = 6, .payload = 6};
+	*w = (struct sfs_log_entry){.op = SFS_LOG_WRITE,
+				    .version = 1,
+				    .file = 1,
+				    .gen = 1,
+				    .seq = 2,
+				    .off = 0,
+				    .arg = 6,
+				    .payload = 6};
 	memcpy(wrec + SFS_LOG_UNIT, "PWNED!", 6);
 	w->crc = sfs_log_crc(w, wrec + SFS_LOG_UNIT);
 	if (put(fd, &h, sizeof(h), 0) || put(fd, rec, (size_t)sfs_log_record_len(f->payload), 64) ||
