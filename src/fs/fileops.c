@@ -63,11 +63,14 @@ void sfs_manage_at(int fd, int flags, int64_t pos)
 	 * an inode this process has stays unleased (kernel path) meanwhile. */
 	bool shared = false;
 	/* A process of this user's that died with appends staged for the file
-	 * left them in a store: they go in before anyone here reads it. */
-	struct sfs_inode *known = sfs_inode_find(st.st_dev, st.st_ino);
+	 * left them in a store: they go in before anyone here reads it. A file
+	 * this open made (O_CREAT|O_EXCL) has none: a store by its name is a
+	 * former file's, which staging puts aside when it binds its own. */
+	bool created = (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
+	struct sfs_inode *known = created ? NULL : sfs_inode_find(st.st_dev, st.st_ino);
 	if (known)
 		sfs_inode_put(known);
-	else if (sfs_adopt_for_open(fd, st.st_dev, st.st_ino, (flags & O_TRUNC) != 0) &&
+	else if (!created && sfs_adopt_for_open(fd, st.st_dev, st.st_ino, (flags & O_TRUNC) != 0) &&
 		 sfs_real.fstat(fd, &st) != 0)
 		goto out;
 	struct sfs_inode *in = kernel_only ? NULL : sfs_inode_open(fd, &st, flags, &shared);
