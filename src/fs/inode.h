@@ -174,67 +174,6 @@ struct sfs_inode {
 	struct sfs_inode *lru_prev, *lru_next; /* the closed-inode cache */
 };
 
-/* --- readers ------------------------------------------------------------ */
-
-void sfs_read_wait(struct sfs_inode *in);
-
-static inline int sfs_my_reader_slot(void)
-{
-	int s = sfs_reader_slot;
-	return sfs_likely(s >= 0) ? s : sfs_reader_slot_assign();
-}
-
-/* The reader counts and the barrier are all seq_cst: a reader that saw the
- * barrier open is counted before the closer, which closed it first, looks
- * at its slot. */
-static inline void sfs_read_enter(struct sfs_inode *in)
-{
-	sfs_busy_enter(); /* a signal handler must not wait for this reader */
-	atomic_int *n = &in->readers[sfs_my_reader_slot()].n;
-	for (;;) {
-		atomic_fetch_add(n, 1);
-		if (!atomic_load(&in->barrier))
-			return;
-		atomic_fetch_sub(n, 1);
-		sfs_read_wait(in);
-	}
-}
-
-static inline void sfs_read_exit(struct sfs_inode *in)
-{
-	atomic_fetch_sub_explicit(&in->readers[sfs_reader_slot].n, 1, memory_order_release);
-	sfs_busy_exit();
-}
-
-/* Where the target's bytes end and the window's begin (inode.h, top):
- * base while a window is open, ksize otherwise. */
-static inline int64_t sfs_inode_boundary(struct sfs_inode *in)
-{
-	return atomic_load(&in->staged) ? atomic_load(&in->base) : atomic_load(&in->ksize);
-}
-
-/* Whether a reader is in a read section now. */
-static inline bool sfs_readers_active(struct sfs_inode *in)
-{
-	for (int i = 0; i < SFS_READER_SLOTS; i++)
-		if (atomic_load(&in->readers[i].n))
-			return true;
-	return false;
-}
-
-/* --- the writer lock and other processes ---------------------------------- */
-
-void sfs_inode_lock(struct sfs_inode *in);
-void sfs_inode_unlock(struct sfs_inode *in);
-/* The lock if it is free now; false otherwise. */
-bool sfs_inode_trylock(struct sfs_inode *in);
-/* The inodes whose lock this thread holds (at most max into out). */
-int sfs_inode_held(struct sfs_inode **out, int max);
-
-/* Close and reopen the barrier; the caller holds the inode lock. */
-void sfs_barrier_close(struct sfs_inode *in);
-void sfs_barrier_open(struct sfs_inode *in);
-
 /* --- lifetime ----------------------------------------------------------- */
 
 /* The inode object for the regular file open at appfd (st from fstat of it),
@@ -306,5 +245,8 @@ static inline void sfs_inode_kernel_changed(struct sfs_inode *in)
 	if (!atomic_load(&in->kdirty)) /* no store to a shared line per write */
 		atomic_store(&in->kdirty, true);
 }
+
+/* The lock, the barrier and the read sections (inolock.c). */
+#include "inolock.h"
 
 #endif
