@@ -49,7 +49,9 @@ int check_append(const char *dir, char **acks, size_t n, enum crash_mode m, enum
 int run_overwrite(const char *dir, uint64_t seed);
 int check_overwrite(const char *dir, char **acks, size_t n, enum crash_mode m, enum crash_kind k);
 
-int run_mixed(const char *dir, uint64_t seed);
+/* truncates: the "truncate" workload, mixed's operations weighted towards
+ * truncate(2) (mixed.c); both are checked by check_mixed. */
+int run_mixed(const char *dir, uint64_t seed, bool truncates);
 int check_mixed(const char *dir, char **acks, size_t n, enum crash_mode m, enum crash_kind k);
 
 /* Reports a violation (the checker's exit code becomes 1). */

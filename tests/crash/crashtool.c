@@ -8,7 +8,8 @@
  *       checks what DIR holds against ACKFILE; MODE posix|sync|strict,
  *       KIND kill (the process was killed) | power (the machine was)
  *
- * WORKLOAD: append | nosync (append, never fsync) | overwrite | mixed. check exits 0 (the mode's
+ * WORKLOAD: append | nosync (append, never fsync) | overwrite | mixed |
+ * truncate (mixed, mostly truncate(2)). check exits 0 (the mode's
  * guarantees held), 1 (violations, each printed) or 2 (usage, I/O). */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -157,8 +158,8 @@ int main(int argc, char **argv)
 			return run_append(dir, seed, strcmp(wl, "nosync") == 0);
 		if (strcmp(wl, "overwrite") == 0)
 			return run_overwrite(dir, seed);
-		if (strcmp(wl, "mixed") == 0)
-			return run_mixed(dir, seed);
+		if (strcmp(wl, "mixed") == 0 || strcmp(wl, "truncate") == 0)
+			return run_mixed(dir, seed, strcmp(wl, "truncate") == 0);
 		return usage();
 	}
 	if (strcmp(argv[1], "check") != 0 || argc != 7)
@@ -188,7 +189,7 @@ int main(int argc, char **argv)
 		rc = check_append(dir, lines, n, m, k);
 	else if (strcmp(wl, "overwrite") == 0)
 		rc = check_overwrite(dir, lines, n, m, k);
-	else if (strcmp(wl, "mixed") == 0)
+	else if (strcmp(wl, "mixed") == 0 || strcmp(wl, "truncate") == 0)
 		rc = check_mixed(dir, lines, n, m, k);
 	else
 		return usage();

@@ -53,7 +53,21 @@ static int write_gen(int fd, unsigned name, uint32_t gen, uint32_t from, uint32_
 	return write(fd, buf, to - from) == (ssize_t)(to - from) ? 0 : -1;
 }
 
-int run_mixed(const char *dir, uint64_t seed)
+/* The share of each operation, as cumulative percentages: replace below
+ * replace, append below append, and so on; unlink takes the rest. */
+struct mixed_weights {
+	unsigned replace, append, rewrite, truncate;
+};
+
+/* mixed: every kind of change. */
+static const struct mixed_weights mixed_all = {35, 60, 75, 90};
+/* truncate: mostly truncate(2) of files the workload does not have open
+ * (in sync and strict modes the library's logged truncate, TRUNCATE
+ * record first), with appends to give them length to lose; power cuts
+ * then land inside a truncate several times per run. */
+static const struct mixed_weights mixed_truncate = {10, 45, 50, 95};
+
+static int run_weighted(const char *dir, uint64_t seed, const struct mixed_weights *w)
 {
 	struct state st[NNAME] = {{0}};
 	uint32_t next_gen = 1;
@@ -63,7 +77,7 @@ int run_mixed(const char *dir, uint64_t seed)
 		struct state *s = &st[name];
 		snprintf(path, sizeof(path), "%s/n%u", dir, name);
 		bool sync = rnd(&seed) & 1;
-		if (!s->exists || kind < 35) { /* replace */
+		if (!s->exists || kind < w->replace) { /* replace */
 			uint32_t gen = next_gen++, len = 1 + rnd(&seed) % MAXLEN;
 			ack("B %u replace %u %u %u %d", op, name, gen, len, sync);
 			snprintf(tmp, sizeof(tmp), "%s/t%u", dir, op);
@@ -72,7 +86,7 @@ int run_mixed(const char *dir, uint64_t seed)
 			    close(fd) || rename(tmp, path))
 				return perror("replace"), 2;
 			*s = (struct state){true, gen, len, sync ? len : 0};
-		} else if (kind < 60 && s->len < MAXLEN) { /* append */
+		} else if (kind < w->append && s->len < MAXLEN) { /* append */
 			uint32_t to = s->len + 1 + rnd(&seed) % (MAXLEN - s->len);
 			ack("B %u append %u %u %u %d", op, name, s->gen, to, sync);
 			int fd = open(path, O_WRONLY | O_APPEND);
@@ -82,14 +96,14 @@ int run_mixed(const char *dir, uint64_t seed)
 			s->len = to;
 			if (sync)
 				s->synced = to;
-		} else if (kind < 75) { /* rewrite */
+		} else if (kind < w->rewrite) { /* rewrite */
 			uint32_t gen = next_gen++, len = 1 + rnd(&seed) % MAXLEN;
 			ack("B %u rewrite %u %u %u 0", op, name, gen, len);
 			int fd = open(path, O_WRONLY | O_TRUNC);
 			if (fd < 0 || write_gen(fd, name, gen, 0, len) || close(fd))
 				return perror("rewrite"), 2;
 			*s = (struct state){true, gen, len, 0};
-		} else if (kind < 90) { /* truncate */
+		} else if (kind < w->truncate) { /* truncate */
 			uint32_t to = rnd(&seed) % (s->len + 1);
 			ack("B %u truncate %u %u %u 0", op, name, s->gen, to);
 			if (truncate(path, to) != 0)
@@ -105,6 +119,11 @@ int run_mixed(const char *dir, uint64_t seed)
 		}
 		ack("A %u", op);
 	}
+}
+
+int run_mixed(const char *dir, uint64_t seed, bool truncates)
+{
+	return run_weighted(dir, seed, truncates ? &mixed_truncate : &mixed_all);
 }
 
 /* Applies one acknowledged operation to the model. */

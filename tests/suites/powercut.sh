@@ -15,7 +15,7 @@
 # k's: one workload per mode of $MODES at once, each in its own directory,
 # acking to its own file on the share, and says READY. The host waits for
 # READY, sleeps 0.5-4 s at random, and kills QEMU. The last boot only checks.
-# Workloads rotate across cuts: append, overwrite, mixed, sqlite, nosync
+# Workloads rotate across cuts: append, overwrite, mixed, sqlite, nosync, truncate
 # (tests/crash/). After the last cut the host runs xfs_repair -n on the image.
 #
 # The harness checks itself: just before READY every boot writes 4 MiB to a
@@ -42,7 +42,8 @@
 # kernel stopped before it reached guest-init.sh, default 2),
 # POWERCUT_DELAY_MS="MIN MAX" (default "500 4000"), POWERCUT_KEEP=1 (keep
 # the share with acks and logs after a passing run too), LAB_DIR (lab cache),
-# POWERCUT_MEDIA=disk|pmem (default disk).
+# POWERCUT_MEDIA=disk|pmem (default disk), POWERCUT_WORKLOADS (the
+# rotation, default "append overwrite mixed sqlite nosync truncate").
 #
 # POWERCUT_MEDIA=pmem (suites/powercut-pmem.sh): the test file system is XFS
 # on fsdax persistent memory, mounted dax=always: an emulated NVDIMM backed
@@ -60,7 +61,7 @@ SEED=${POWERCUT_SEED:-1}
 BOOT_TIMEOUT=${POWERCUT_BOOT_TIMEOUT:-240}
 BOOT_RETRIES=${POWERCUT_BOOT_RETRIES:-2}
 read -r DMIN DMAX <<<"${POWERCUT_DELAY_MS:-500 4000}"
-WORKLOADS=(append overwrite mixed sqlite nosync)
+WORKLOADS=(${POWERCUT_WORKLOADS:-append overwrite mixed sqlite nosync truncate})
 MEDIA=${POWERCUT_MEDIA:-disk}
 case $MEDIA in disk | pmem) ;; *) die "POWERCUT_MEDIA must be disk or pmem" ;; esac
 OUTD=${SFS_TEST_OUT:-$REPO/tests/output}/powercut$([ "$MEDIA" = pmem ] && echo -pmem)
