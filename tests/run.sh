@@ -4,7 +4,18 @@
 # the second file system some suites need), runs every suite with a timeout,
 # prints each result and duration, and ends with a one-line summary.
 #
-#   tests/run.sh [SUITE...]        default: every suite in tests/suites/
+#   tests/run.sh                   every suite in tests/suites/
+#   tests/run.sh SUITE...          those suites, in that order
+#   tests/run.sh SUITE TEST...     only those tests of SUITE (e.g.
+#                                  `tests/run.sh c-tests fork_hold limits`)
+#   tests/run.sh SUITE:TEST...     the same, where TEST is also a suite name
+#
+# An argument that names no suite (no tests/suites/ARG.sh) is a test of the
+# suite before it. The runner passes the tests in SFS_TEST_ONLY; a suite
+# made of named tests takes them through lib.sh's sfs_tests, which fails on
+# a name it does not have and lists the ones it has. A suite that does not
+# call sfs_tests takes no names: naming a test of it fails, never runs the
+# whole suite instead.
 #
 # Exit codes of a suite: 0 pass, 77 skip (with a reason on stdout), 124
 # timeout, anything else fail. Knobs (environment):
@@ -47,29 +58,55 @@ else
 fi
 "$SFS_CLI" image up "$SFS_MNT2" --size 1G --fs tmpfs >/dev/null || exit 1
 
+# suites[i] runs with SFS_TEST_ONLY=${only[i]} (empty: all its tests).
+suites=() only=()
 if [ $# -gt 0 ]; then
-	suites=("$@")
+	for a; do
+		n=${#suites[@]}
+		case $a in
+		*:*)
+			s=${a%%:*}
+			# SUITE:A SUITE:B is one run of SUITE with tests A and B.
+			if [ $n -gt 0 ] && [ "${suites[n - 1]}" = "$s" ] && [ -n "${only[n - 1]}" ]; then
+				only[n - 1]+=" ${a#*:}"
+			else
+				suites+=("$s") only+=("${a#*:}")
+			fi ;;
+		*)
+			if [ $n = 0 ] || [ -e "tests/suites/$a.sh" ]; then
+				suites+=("$a") only+=("")
+			else
+				only[n - 1]=${only[n - 1]:+${only[n - 1]} }$a
+			fi ;;
+		esac
+	done
 else
-	suites=()
-	for s in tests/suites/*.sh; do suites+=("$(basename "$s" .sh)"); done
+	for s in tests/suites/*.sh; do suites+=("$(basename "$s" .sh)") only+=(""); done
 fi
 
 pass=0 fail=0 skip=0
 failed=()
 start_all=$(date +%s)
-for s in "${suites[@]}"; do
+for i in "${!suites[@]}"; do
+	s=${suites[i]} tests=${only[i]}
 	script=tests/suites/$s.sh
 	[ -x "$script" ] || { echo "no such suite: $s"; fail=$((fail + 1)); failed+=("$s"); continue; }
+	name=$s${tests:+ $tests}
+	if [ -n "$tests" ] && ! grep -q '^[[:space:]]*sfs_tests\b' "$script"; then
+		printf '  %-28s FAIL  (no test %s in suite %s: it takes no test names)\n' "$name" "${tests%% *}" "$s"
+		fail=$((fail + 1)) failed+=("$s")
+		continue
+	fi
 	log=$OUT/$s.log
 	t0=$(date +%s.%N)
-	timeout --kill-after=10 "${SFS_TEST_TIMEOUT:-1200}" "$script" >"$log" 2>&1
+	SFS_TEST_ONLY=$tests timeout --kill-after=10 "${SFS_TEST_TIMEOUT:-1200}" "$script" >"$log" 2>&1
 	rc=$?
 	dt=$(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)")
 	case $rc in
-	0) pass=$((pass + 1)); printf '  %-28s PASS  %6ss\n' "$s" "$dt" ;;
-	77) skip=$((skip + 1)); printf '  %-28s SKIP  %6ss  (%s)\n' "$s" "$dt" "$(tail -n 1 "$log")" ;;
-	124 | 137) fail=$((fail + 1)); failed+=("$s"); printf '  %-28s TIMEOUT %4ss  (log: %s)\n' "$s" "$dt" "$log" ;;
-	*) fail=$((fail + 1)); failed+=("$s"); printf '  %-28s FAIL  %6ss  (log: %s)\n' "$s" "$dt" "$log"
+	0) pass=$((pass + 1)); printf '  %-28s PASS  %6ss\n' "$name" "$dt" ;;
+	77) skip=$((skip + 1)); printf '  %-28s SKIP  %6ss  (%s)\n' "$name" "$dt" "$(tail -n 1 "$log")" ;;
+	124 | 137) fail=$((fail + 1)); failed+=("$s"); printf '  %-28s TIMEOUT %4ss  (log: %s)\n' "$name" "$dt" "$log" ;;
+	*) fail=$((fail + 1)); failed+=("$s"); printf '  %-28s FAIL  %6ss  (log: %s)\n' "$name" "$dt" "$log"
 	   tail -n 15 "$log" | sed 's/^/      | /' ;;
 	esac
 	# A suite must leave the image clean for the next one.

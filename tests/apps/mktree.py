@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-# Deterministic file tree for the application suite (tests/suites/apps.sh).
+# Deterministic file tree for the application suites (tests/suites/apps-*.sh).
 #
 #   mktree.py create DIR   a few hundred files of varied sizes (empty, small,
 #                          page-sized, > 2 MiB), nested directories, a symlink

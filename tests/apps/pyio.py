@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-# File I/O through Python's APIs for tests/suites/apps.sh:  pyio.py DIR
+# File I/O through Python's APIs for tests/suites/apps-python3.sh:  pyio.py DIR
 # Deterministic; every output line starts with its section's name, and
 # section S writes its files under DIR/S, so that the suite compares each
 # section on its own:

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-# The data set of a running Redis server, for tests/suites/apps.sh:
+# The data set of a running Redis server, for tests/suites/apps-redis.sh:
 #   redisdump.py SOCKET
 # Databases 0 and 1: the key count, then per key (sorted) its type, element
 # count and a hash of its contents, in the format of `redisgen.py expect`.

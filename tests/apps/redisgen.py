@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-# The deterministic Redis workload of tests/suites/apps.sh, and its expected
-# data set:
+# The deterministic Redis workload of tests/suites/apps-redis.sh, and its
+# expected data set:
 #   redisgen.py cmds PART SCALE  the commands of part PART (1..5): odd parts
 #                                as RESP for `redis-cli --pipe`, even parts
 #                                as text lines for plain `redis-cli` (one
@@ -15,8 +15,8 @@
 # Commands: SET, MSET, APPEND, SETRANGE, INCR/INCRBY/DECRBY, DEL, RPUSH,
 # LPUSH, LPOP, HSET, HDEL, SADD, SREM, ZADD, ZREM, SELECT (databases 0 and
 # 1), MULTI/EXEC; a few large binary values (up to ~700 KB) in the RESP
-# parts. No expiry and nothing time-dependent. apps.sh runs parts 1-3 in
-# one server (a BGREWRITEAOF between 2 and 3), 4-5 in a second one (a BGSAVE
+# parts. No expiry and nothing time-dependent. apps-redis.sh runs parts 1-3
+# in one server (a BGREWRITEAOF between 2 and 3), 4-5 in a second one (a BGSAVE
 # between them).
 import hashlib
 import random

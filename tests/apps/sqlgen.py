@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-# Prints the deterministic SQLite workload of tests/suites/apps.sh:
+# Prints the deterministic SQLite workload of tests/suites/apps-sqlite3.sh:
 #   sqlgen.py JOURNAL_MODE [MMAP_SIZE]
 # Several transactions (thousands of INSERTs, autocommit INSERTs, UPDATE,
 # DELETE, a rolled-back transaction, savepoints, CREATE INDEX, VACUUM), a

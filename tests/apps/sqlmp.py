@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-# Two processes on one SQLite database (tests/suites/apps.sh):
+# Two processes on one SQLite database (tests/suites/apps-sqlite3.sh):
 #   sqlmp.py DB JOURNAL_MODE
 # The parent keeps its connection open while a child process (this script
 # again, "child" argument) writes; in WAL mode the parent also holds a read

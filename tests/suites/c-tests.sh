@@ -2,10 +2,16 @@
 # SPDX-License-Identifier: Apache-2.0
 # Every C test (tests/c/*.c), first on the plain kernel file system (the test
 # itself must be right), then under SplitFS in each consistency mode.
+# A test is named by its program (tests/c/NAME.c): `tests/run.sh c-tests
+# fork_hold` runs that one.
 . "$(dirname "$0")/../lib.sh"
+names=()
+for t in "$SFS_TESTBIN"/*; do names+=("$(basename "$t")"); done
+sfs_tests "${names[@]}"
 rc=0
 for t in "$SFS_TESTBIN"/*; do
 	name=$(basename "$t")
+	wanted "$name" || continue
 	for how in kernel $MODES; do
 		d=$WORK/$name.$how
 		mkdir -p "$d"

@@ -9,12 +9,15 @@
 # `splitfs recover` and the mode's checks. Knobs: CRASH_POINTS=2000
 # CRASH_POWER_POINTS=1000 for a long run. Power cuts at any instant, in the
 # lab guest: tests/suites/powercut.sh.
+# Tests (tests/run.sh crash TEST...): checker, biglog, kill, power.
 . "$(dirname "$0")/../lib.sh"
+sfs_tests checker biglog kill power
 HERE=$(cd "$(dirname "$0")/../crash" && pwd)
 TOOL=$SFS_BUILD/crash/crashtool
 [ -x "$TOOL" ] || die "$TOOL not built (make tests)"
 
 # --- the checker catches what it must ---------------------------------------
+if wanted checker; then
 d=$WORK/selfcheck
 mkdir -p "$d"
 ack=$(mktemp /tmp/sfs-selfcheck.XXXXXX)
@@ -73,6 +76,7 @@ for f in "$d"/n*; do
 done
 expect fail "a file grown with zeros" mixed "$d" "$ack" sync kill
 rm -rf "$d" "$ack"
+fi
 
 # --- a full 128 MiB log recovers -------------------------------------------------
 # A sync-mode appender fills most of a 128 MiB log (no checkpoint yet), is
@@ -80,7 +84,7 @@ rm -rf "$d" "$ack"
 # must pass. The time is reported (not asserted). Seed 12: no forked
 # child sharing the file (that would leave the file to the kernel, unlogged).
 # CRASH_BIGLOG=0 leaves it out (the lab's emulated CPU).
-if [ "${CRASH_BIGLOG:-1}" = 1 ]; then
+if [ "${CRASH_BIGLOG:-1}" = 1 ] && wanted biglog; then
 big=$WORK/biglog
 bigack=$(mktemp /tmp/sfs-biglog.XXXXXX) # off the image: not logged itself
 mkdir -p "$big"
@@ -107,18 +111,20 @@ fi
 export SFS_BUILD SFS_CLI
 rc=0
 # Process kills, each mode, and a strict and a POSIX process at once.
-CRASH_MODES="$MODES strict+posix" CRASH_OUT=${SFS_TEST_OUT:-/tmp}/crash-failures/kill \
-	"$HERE/run.sh" "$WORK" "${CRASH_POINTS:-200}" kill || rc=1
+if wanted kill; then
+	CRASH_MODES="$MODES strict+posix" CRASH_OUT=${SFS_TEST_OUT:-/tmp}/crash-failures/kill \
+		"$HERE/run.sh" "$WORK" "${CRASH_POINTS:-200}" kill || rc=1
+fi
 # The page cache lost too (XFS shut down, see run.sh), on an image of its own.
 # CRASH_POWER_POINTS=0 leaves this out (on the lab's pmem, where the real
 # power cuts are suites/powercut-pmem.sh).
-if [ "${CRASH_POWER_POINTS:-100}" -gt 0 ]; then
+if wanted power && [ "${CRASH_POWER_POINTS:-100}" -gt 0 ]; then
 	PW=/tmp/splitfs-crash-power.$$
 	trap '"$SFS_CLI" image down "$PW" >/dev/null 2>&1; rmdir "$PW" 2>/dev/null' EXIT
 	"$SFS_CLI" image up "$PW" --size 1G --fs xfs >/dev/null || die "cannot make the power-cut image"
 	CRASH_MODES="$MODES strict+posix" CRASH_OUT=${SFS_TEST_OUT:-/tmp}/crash-failures/power \
 		"$HERE/run.sh" "$PW" "${CRASH_POWER_POINTS:-100}" power || rc=1
-else
+elif wanted power; then
 	echo "power points: none (CRASH_POWER_POINTS=0)"
 fi
 exit $rc

@@ -29,7 +29,9 @@ mkdir -p "$SH"
 T=$(mktemp -d /dev/shm/sfs-dax.XXXXXX) # the NVDIMM's backing file, in memory
 trap 'rm -rf "$T"' EXIT
 if [ "${DAX_FULL:-0}" = 1 ]; then
-	SUITES=${DAX_SUITES:-dax-syscalls strace c-tests errno durability entrypoints pjdfstest fsx crash apps}
+	# The real applications: one suite each (tests/suites/apps-*.sh).
+	apps="apps-python3 apps-sqlite3 apps-tar apps-cp apps-git apps-rsync apps-redis"
+	SUITES=${DAX_SUITES:-dax-syscalls strace c-tests errno durability entrypoints pjdfstest fsx crash $apps}
 	ENV="DATAPATH_OPS=${DATAPATH_OPS:-10000} CRASH_POWER_POINTS=0 SFS_APPS_CMD_TIMEOUT=1200"
 	TMO=${DAX_TIMEOUT:-21600}
 else

@@ -29,13 +29,17 @@ run() {
 	return $r
 }
 
+# The tests are the SplitFS runs (splitfs, splitfs-copy, splitfs-MODE);
+# the kernel's always runs, as the reference.
+runs="splitfs splitfs-copy"
+for m in $MODES; do [ "$m" = posix ] || runs="$runs splitfs-$m"; done
+sfs_tests $runs
 rc=0
 run kernel || die "the probes fail on the plain kernel: fix the test"
 tail -n 1 "$WORK/kernel.out" | grep -qx end || die "kernel run: output incomplete"
 echo "kernel: $(wc -l <"$WORK/kernel.out") probe lines"
-runs="splitfs splitfs-copy"
-for m in $MODES; do [ "$m" = posix ] || runs="$runs splitfs-$m"; done
 for name in $runs; do
+	wanted $name || continue
 	case $name in
 	splitfs) run $name sfs_run || rc=1 ;;
 	splitfs-copy) SPLITFS_RELINK=copy run $name sfs_run || rc=1 ;;

@@ -16,11 +16,16 @@
 # TSan's fstat calls glibc's __fxstat, which the library does not
 # interpose: a program's fstat shows the kernel's size, without staged
 # appends (basic and datapath check it; none of the tests here does).
-# Knobs: TSAN_TESTS (the tests), TSAN_TORN_SECONDS (torn_reads' time cap
-# per run, default 2), TSAN_TEST_TIMEOUT (seconds per test, default 180).
+# Knobs: TSAN_TESTS (the tests; `tests/run.sh tsan NAME...` picks some of
+# them), TSAN_TORN_SECONDS (torn_reads' time cap per run, default 2),
+# TSAN_TEST_TIMEOUT (seconds per test, default 180).
 . "$(dirname "$0")/../lib.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 TESTS=${TSAN_TESTS:-threads cwd_threads lograce torn_reads twoproc_append}
+# tests/run.sh tsan NAME...: some of TESTS.
+sfs_tests $TESTS
+t=$TESTS TESTS=
+for n in $t; do wanted $n && TESTS+=" $n"; done
 TSAN=$(gcc -print-file-name=libtsan.so.2)
 [ -e "$TSAN" ] || skip "no libtsan for this gcc"
 targets=(build-tsan/libsplitfs.so)
