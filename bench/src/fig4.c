@@ -4,6 +4,12 @@
  * and random overwrite. One process = one repetition; prints one JSON line
  * per pattern with ns/op. Run it with and without the library on the same
  * file system (bench/run.sh does, alternating).
+ * Each line also carries what bench/report.py needs to say what bounds the
+ * pattern: its memcpy floor (right after the pattern, the same ops at the
+ * same offsets in the same order as memcpy between the 4 KiB buffer and an
+ * anonymous region of the file's size, touched beforehand: reads copy out,
+ * overwrites and appends copy in), the minor page faults per op of the
+ * timed loop, the fsyncs per op and the data call.
  *   fig4 DIR [MiB] [pattern,...]     default 128 MiB, all patterns */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -28,11 +34,18 @@ static void shuffle(long *v, long n, unsigned seed)
 	}
 }
 
-static void report(const char *pattern, long ops, double ns)
+/* The anonymous region of the file's size the floors copy to and from. */
+static char *mem;
+
+/* One pattern's line: ns the timed loop took for ops ops, faults the
+ * minor faults it took, fsyncs the fsyncs it made, call its data call,
+ * floor the memcpy floor (ns/op). */
+static void report(const char *pattern, long ops, double ns, long faults, long fsyncs,
+		   const char *call, double memfloor)
 {
-	printf("{\"pattern\":\"%s\",\"ops\":%ld,\"ns_per_op\":%.1f}\n", pattern, ops,
-	       ns / (double)ops);
-	fflush(stdout);
+	struct bench_why w = {memfloor, "the same pattern as memcpy on anonymous memory",
+			      (double)faults / (double)ops, (double)fsyncs / (double)ops, call};
+	bench_result(pattern, ns / (double)ops, "ns/op", &w);
 }
 
 /* One read or overwrite pattern, timed and reported as name: nops 4 KiB
@@ -45,13 +58,17 @@ pattern(const char *name, int fd, char *buf, long *idx, long nops, unsigned seed
 {
 	if (seed)
 		shuffle(idx, nops, seed);
+	long f = bench_minflt();
 	double t = bench_now();
 	for (long i = 0; i < nops; i++) {
 		off_t off = (seed ? idx[i] : i) * OP;
 		if ((writes ? pwrite(fd, buf, OP, off) : pread(fd, buf, OP, off)) != OP)
 			return 1;
 	}
-	report(name, nops, bench_now() - t);
+	t = bench_now() - t;
+	f = bench_minflt() - f;
+	double memfloor = bench_floor(mem, buf, OP, seed ? idx : NULL, nops, writes);
+	report(name, nops, t, f, 0, writes ? "pwrite" : "pread", memfloor);
 	return 0;
 }
 
@@ -70,31 +87,45 @@ int main(int argc, char **argv)
 	static char buf[OP];
 	memset(buf, 'a', sizeof(buf));
 	long *idx = malloc(sizeof(long) * (size_t)nops);
+	mem = aligned_alloc(OP, (size_t)nops * OP);
+	if (nops < 4 || !idx || !mem)
+		return 2;
 	for (long i = 0; i < nops; i++)
 		idx[i] = i;
+	memset(mem, 'm', (size_t)nops * OP);
 
 	unlink(path);
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	long f = bench_minflt();
 	double t = bench_now();
 	for (long i = 0; i < nops; i++)
 		if (write(fd, buf, OP) != OP)
 			return 1;
+	t = bench_now() - t;
+	f = bench_minflt() - f;
 	if (bench_want(list, "append"))
-		report("append", nops, bench_now() - t);
+		report("append", nops, t, f, 0, "write",
+		       bench_floor(mem, buf, OP, NULL, nops, true));
 	fsync(fd);
 
 	if (bench_want(list, "append_fsync10")) {
 		unlink(path2);
 		int fd2 = open(path2, O_RDWR | O_CREAT | O_TRUNC, 0644);
-		long n2 = nops / 4; /* fsync-bound: a quarter of the ops */
+		long n2 = nops / 4, syncs = 0; /* fsync-bound: a quarter of the ops */
+		f = bench_minflt();
 		t = bench_now();
 		for (long i = 0; i < n2; i++) {
 			if (write(fd2, buf, OP) != OP)
 				return 1;
-			if (i % 10 == 9)
+			if (i % 10 == 9) {
 				fsync(fd2);
+				syncs++;
+			}
 		}
-		report("append_fsync10", n2, bench_now() - t);
+		t = bench_now() - t;
+		f = bench_minflt() - f;
+		report("append_fsync10", n2, t, f, syncs, "write",
+		       bench_floor(mem, buf, OP, NULL, n2, true));
 		close(fd2);
 		unlink(path2);
 	}
@@ -110,5 +141,7 @@ int main(int argc, char **argv)
 		return 1;
 	close(fd);
 	unlink(path);
+	free(mem);
+	free(idx);
 	return 0;
 }

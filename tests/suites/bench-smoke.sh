@@ -7,7 +7,8 @@
 #   - run.sh exits 0 and every line of raw.jsonl is a JSON object;
 #   - every workload run has results for kernel and for posix, and no line
 #     says `failed`;
-#   - table.md has a section per workload and a row per metric;
+#   - table.md has a section per workload and a row per metric, and an
+#     overhead table in each section whose results carry a memcpy floor;
 #   - machine.json has the primitives' costs (bench/src/primitives.c), each
 #     a positive number, and table.md says them;
 #   - at least one PNG plot, when matplotlib is installed.
@@ -130,12 +131,15 @@ for w in workloads:
 for r in rows:
     metrics.setdefault(r.get("workload"), set()).add(r.get("metric"))
 # table.md: "## workload" sections, "| metric | ..." rows.
-sections, cur = {}, None
+sections, cur, overhead = {}, None, set()
 with open(os.path.join(out, "table.md")) as f:
     for line in f:
         m = re.match(r"^## (\S+)", line)
         if m:
             cur = sections.setdefault(m.group(1), set())
+            name = m.group(1)
+        elif cur is not None and line.startswith("Overhead over the floor"):
+            overhead.add(name)
         elif cur is not None and line.startswith("| ") and not line.startswith("| metric |"):
             cur.add(line.split("|")[1].strip())
 for w, ms in sorted(metrics.items()):
@@ -144,6 +148,8 @@ for w, ms in sorted(metrics.items()):
         continue
     for m in sorted(ms - sections[w]):
         bad.append("table.md: %s has no row for %s" % (w, m))
+for w in sorted({r.get("workload") for r in rows if "floor_ns" in r} - overhead):
+    bad.append("table.md: %s has a floor but no overhead table" % w)
 with open(os.path.join(out, "machine.json")) as f:
     prim = json.load(f).get("primitives")
 if not isinstance(prim, dict) or not prim:

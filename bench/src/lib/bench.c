@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 
 int bench_fail(const char *what)
 {
@@ -34,4 +35,46 @@ int bench_cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 	return x < y ? -1 : x > y;
+}
+
+long bench_minflt(void)
+{
+	struct rusage r;
+	getrusage(RUSAGE_SELF, &r);
+	return r.ru_minflt;
+}
+
+/* Through a volatile pointer: the compiler can neither drop nor inline it. */
+static void *(*volatile bench_copy)(void *, const void *, size_t) = memcpy;
+
+double bench_floor(char *mem, char *buf, size_t op, const long *idx, long nops, bool writes)
+{
+	double t = bench_now();
+	for (long i = 0; i < nops; i++) {
+		char *at = mem + (size_t)(idx ? idx[i] : i) * op;
+		if (writes)
+			bench_copy(at, buf, op);
+		else
+			bench_copy(buf, at, op);
+		__asm__ volatile("" ::: "memory");
+	}
+	return (bench_now() - t) / (double)nops;
+}
+
+void bench_result(const char *metric, double value, const char *unit, const struct bench_why *w)
+{
+	printf("{\"metric\":\"%s\",\"value\":%.1f,\"unit\":\"%s\",\"better\":\"lower\"", metric,
+	       value, unit);
+	if (w && w->floor_ns >= 0)
+		printf(",\"floor_ns\":%.1f", w->floor_ns);
+	if (w && w->floor_of)
+		printf(",\"floor_of\":\"%s\"", w->floor_of);
+	if (w && w->faults >= 0)
+		printf(",\"faults\":%.4f", w->faults);
+	if (w && w->fsyncs >= 0)
+		printf(",\"fsyncs\":%.3f", w->fsyncs);
+	if (w && w->call)
+		printf(",\"call\":\"%s\"", w->call);
+	printf("}\n");
+	fflush(stdout);
 }
