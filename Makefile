@@ -72,6 +72,14 @@ $(BUILD)/tests/%: tests/c/%.c tests/c/helpers.c tests/c/helpers.h
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(TEST_CFLAGS) -o $@ $< tests/c/helpers.c -ldl
 
+# A test too big for one file keeps its parts in tests/c/NAME/ (errno_diff).
+ERRNO_DIFF_SRC := $(wildcard tests/c/errno_diff/*.c)
+$(BUILD)/tests/errno_diff: tests/c/errno_diff.c $(ERRNO_DIFF_SRC) tests/c/errno_diff/probes.h \
+		tests/c/helpers.c tests/c/helpers.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(TEST_CFLAGS) -o $@ tests/c/errno_diff.c $(ERRNO_DIFF_SRC) tests/c/helpers.c -ldl
+
 # The crash harness's workload runner and checker (tests/crash/).
 CRASH_SRC := $(wildcard tests/crash/*.c)
 # It shares tests/c/helpers.c (t_read_fd) with the C tests.

@@ -92,6 +92,24 @@ static inline __attribute__((always_inline)) int random_io(int fd, long nblocks,
 	return 0;
 }
 
+/* One row of random 4 KiB reads (or overwrites) of the cached file: the
+ * median less the timer, reported against the floor with its faults per op,
+ * and as an overhead over the floor. 0, or 1 after saying why. */
+static inline __attribute__((always_inline)) int random_row(int fd, long nblocks, long samples,
+							    uint64_t *t, bool writes, double timer,
+							    double floor, const char *metric,
+							    const char *overhead)
+{
+	long f = bench_minflt();
+	if (random_io(fd, nblocks, samples, t, writes))
+		return 1;
+	f = bench_minflt() - f;
+	double med = median(t, samples) - timer;
+	emit_why(metric, med, floor, f, samples, writes ? "pwrite" : "pread");
+	emit(overhead, med - floor);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -187,22 +205,13 @@ int main(int argc, char **argv)
 	fd = open(path, O_RDWR);
 	if (fd < 0)
 		return bench_fail(path);
-	f = bench_minflt();
-	if (random_io(fd, nblocks, samples, t, false))
+	if (random_row(fd, nblocks, samples, t, false, timer, cold_med, "read_4k_ns",
+		       "read_overhead_ns"))
 		return 1;
-	f = bench_minflt() - f;
-	double rmed = median(t, samples) - timer;
-	emit_why("read_4k_ns", rmed, cold_med, f, samples, "pread");
-	emit("read_overhead_ns", rmed - cold_med);
-
 	/* Random 4 KiB overwrites, no fsync. */
-	f = bench_minflt();
-	if (random_io(fd, nblocks, samples, t, true))
+	if (random_row(fd, nblocks, samples, t, true, timer, cold_med, "overwrite_4k_ns",
+		       "overwrite_overhead_ns"))
 		return 1;
-	f = bench_minflt() - f;
-	double wmed = median(t, samples) - timer;
-	emit_why("overwrite_4k_ns", wmed, cold_med, f, samples, "pwrite");
-	emit("overwrite_overhead_ns", wmed - cold_med);
 	close(fd);
 	unlink(path);
 	free(t);
