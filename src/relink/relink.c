@@ -18,8 +18,11 @@
  * of runs): write()+fsync 15 us/op, staging + pwrite + fdatasync 12-19 us/op,
  * staging + exchange + fsync 26-38 us/op: the exchange writes the staged
  * pages back and logs its intents, so it costs more than the plain copy it
- * saves. Larger windows are exchanged (no copy of megabytes, and atomic).
- * Forcing a backend (SPLITFS_RELINK) uses it for every window. */
+ * saves. In auto mode every store is a ring (staging/stage.c), which only a
+ * copy can move, so the limit matters where a backend is forced
+ * (SPLITFS_RELINK=exchange|clone, file stores): windows relinked only to be
+ * seen are copied up to this size; a relink for an fsync uses the forced
+ * backend whatever the size. */
 #define CHEAP_COPY_MAX (1 << 20)
 
 /* The backend for durable relinks: starts from the option (auto starts at
