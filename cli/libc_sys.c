@@ -2,7 +2,8 @@
 /* The system-call table of recovery (src/oplog/recover.h) made of libc's
  * own functions: for the CLI's `recover` and the unit tests, which run
  * without the preload library (inside the library the table is made of
- * the real functions, src/init.c). */
+ * the real functions, src/oplog/libsys.c). Both are made from
+ * recover.h's SFS_SYS_CALLS. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
@@ -15,21 +16,7 @@
 #include "libc_sys.h"
 
 const struct sfs_sys cli_libc_sys = {
-	.open = open,
-	.openat = openat,
-	.pread = pread,
-	.pwrite = pwrite,
-	.ftruncate = ftruncate,
-	.fsync = fsync,
-	.close = close,
-	.renameat = renameat,
-	.ioctl = (int (*)(int, unsigned long, ...))ioctl,
-	.fstat = fstat,
-	.mmap = mmap,
-	.dup = dup,
-	.unlinkat = unlinkat,
-	.flock = flock,
-	.fallocate = fallocate,
-	.statx = statx,
-	.fstatat = fstatat,
+#define CLI_LIBC_SYS(ret, name, params) .name = name,
+	SFS_SYS_CALLS(CLI_LIBC_SYS)
+#undef CLI_LIBC_SYS
 };

@@ -31,25 +31,32 @@
 
 /* The system calls recovery makes: libc's in the CLI, the library's real
  * functions inside the preloaded library (which must not call its own
- * interposed names). */
+ * interposed names). X(return type, name, parameters), one row each: the
+ * struct and both tables that fill it (oplog/libsys.c, cli/libc_sys.c) are
+ * made from this list, so none of them can miss a call. */
+#define SFS_SYS_CALLS(X)                                                                           \
+	X(int, open, (const char *, int, ...))                                                     \
+	X(int, openat, (int, const char *, int, ...))                                              \
+	X(ssize_t, pread, (int, void *, size_t, off_t))                                            \
+	X(ssize_t, pwrite, (int, const void *, size_t, off_t))                                     \
+	X(int, ftruncate, (int, off_t))                                                            \
+	X(int, fsync, (int))                                                                       \
+	X(int, close, (int))                                                                       \
+	X(int, renameat, (int, const char *, int, const char *))                                   \
+	X(int, ioctl, (int, unsigned long, ...))                                                   \
+	X(int, fstat, (int, struct stat *))                                                        \
+	X(void *, mmap, (void *, size_t, int, int, int, off_t))                                    \
+	X(int, dup, (int))                                                                         \
+	X(int, unlinkat, (int, const char *, int))                                                 \
+	X(int, flock, (int, int))                                                                  \
+	X(int, fallocate, (int, int, off_t, off_t))                                                \
+	X(int, statx, (int, const char *, int, unsigned int, struct statx *))                      \
+	X(int, fstatat, (int, const char *, struct stat *, int))
+
 struct sfs_sys {
-	int (*open)(const char *, int, ...);
-	int (*openat)(int, const char *, int, ...);
-	ssize_t (*pread)(int, void *, size_t, off_t);
-	ssize_t (*pwrite)(int, const void *, size_t, off_t);
-	int (*ftruncate)(int, off_t);
-	int (*fsync)(int);
-	int (*close)(int);
-	int (*renameat)(int, const char *, int, const char *);
-	int (*ioctl)(int, unsigned long, ...);
-	int (*fstat)(int, struct stat *);
-	void *(*mmap)(void *, size_t, int, int, int, off_t);
-	int (*dup)(int);
-	int (*unlinkat)(int, const char *, int);
-	int (*flock)(int, int);
-	int (*fallocate)(int, int, off_t, off_t);
-	int (*statx)(int, const char *, int, unsigned int, struct statx *);
-	int (*fstatat)(int, const char *, struct stat *, int);
+#define SFS_SYS_FIELD(ret, name, params) ret(*name) params;
+	SFS_SYS_CALLS(SFS_SYS_FIELD)
+#undef SFS_SYS_FIELD
 };
 
 /* Who recovers, on which mount. */
