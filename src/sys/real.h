@@ -23,49 +23,33 @@
  * an older libc; the wrapper then answers ENOSYS. */
 #define SFS_REAL_FUNCS(X)                                                                          \
 	X(int, open, (const char *, int, ...))                                                     \
-	X(int, open64, (const char *, int, ...))                                                   \
 	X(int, openat, (int, const char *, int, ...))                                              \
-	X(int, openat64, (int, const char *, int, ...))                                            \
 	X(int, __open_2, (const char *, int))                                                      \
-	X(int, __open64_2, (const char *, int))                                                    \
 	X(int, __openat_2, (int, const char *, int))                                               \
-	X(int, __openat64_2, (int, const char *, int))                                             \
 	X(int, creat, (const char *, mode_t))                                                      \
-	X(int, creat64, (const char *, mode_t))                                                    \
 	X(ssize_t, read, (int, void *, size_t))                                                    \
 	X(ssize_t, __read_chk, (int, void *, size_t, size_t))                                      \
 	X(ssize_t, pread, (int, void *, size_t, off_t))                                            \
-	X(ssize_t, pread64, (int, void *, size_t, off_t))                                          \
 	X(ssize_t, __pread_chk, (int, void *, size_t, off_t, size_t))                              \
 	X(ssize_t, __pread64_chk, (int, void *, size_t, off_t, size_t))                            \
 	X(ssize_t, readv, (int, const struct iovec *, int))                                        \
 	X(ssize_t, preadv, (int, const struct iovec *, int, off_t))                                \
-	X(ssize_t, preadv64, (int, const struct iovec *, int, off_t))                              \
 	X(ssize_t, preadv2, (int, const struct iovec *, int, off_t, int))                          \
-	X(ssize_t, preadv64v2, (int, const struct iovec *, int, off_t, int))                       \
 	X(ssize_t, write, (int, const void *, size_t))                                             \
 	X(ssize_t, pwrite, (int, const void *, size_t, off_t))                                     \
-	X(ssize_t, pwrite64, (int, const void *, size_t, off_t))                                   \
 	X(ssize_t, writev, (int, const struct iovec *, int))                                       \
 	X(ssize_t, pwritev, (int, const struct iovec *, int, off_t))                               \
-	X(ssize_t, pwritev64, (int, const struct iovec *, int, off_t))                             \
 	X(ssize_t, pwritev2, (int, const struct iovec *, int, off_t, int))                         \
-	X(ssize_t, pwritev64v2, (int, const struct iovec *, int, off_t, int))                      \
 	X(off_t, lseek, (int, off_t, int))                                                         \
-	X(off_t, lseek64, (int, off_t, int))                                                       \
 	X(int, fsync, (int))                                                                       \
 	X(int, fdatasync, (int))                                                                   \
 	X(int, sync_file_range, (int, off_t, off_t, unsigned int))                                 \
 	X(int, syncfs, (int))                                                                      \
 	X(void, sync, (void))                                                                      \
 	X(int, ftruncate, (int, off_t))                                                            \
-	X(int, ftruncate64, (int, off_t))                                                          \
 	X(int, truncate, (const char *, off_t))                                                    \
-	X(int, truncate64, (const char *, off_t))                                                  \
 	X(int, fallocate, (int, int, off_t, off_t))                                                \
-	X(int, fallocate64, (int, int, off_t, off_t))                                              \
 	X(int, posix_fallocate, (int, off_t, off_t))                                               \
-	X(int, posix_fallocate64, (int, off_t, off_t))                                             \
 	X(int, close, (int))                                                                       \
 	X(int, close_range, (unsigned int, unsigned int, int))                                     \
 	X(void, closefrom, (int))                                                                  \
@@ -86,15 +70,10 @@
 	X(void, _exit, (int))                                                                      \
 	X(void, pthread_exit, (void *))                                                            \
 	X(void, _Exit, (int))                                                                      \
-	X(int, lockf64, (int, int, off_t))                                                         \
 	X(int, fstat, (int, struct stat *))                                                        \
-	X(int, fstat64, (int, struct stat64 *))                                                    \
 	X(int, stat, (const char *, struct stat *))                                                \
-	X(int, stat64, (const char *, struct stat64 *))                                            \
 	X(int, lstat, (const char *, struct stat *))                                               \
-	X(int, lstat64, (const char *, struct stat64 *))                                           \
 	X(int, fstatat, (int, const char *, struct stat *, int))                                   \
-	X(int, fstatat64, (int, const char *, struct stat64 *, int))                               \
 	X(int, statx, (int, const char *, int, unsigned int, struct statx *))                      \
 	X(int, unlink, (const char *))                                                             \
 	X(int, unlinkat, (int, const char *, int))                                                 \
@@ -110,9 +89,7 @@
 	X(int, lutimes, (const char *, const struct timeval *))                                    \
 	X(int, futimesat, (int, const char *, const struct timeval *))                             \
 	X(void *, mmap, (void *, size_t, int, int, int, off_t))                                    \
-	X(void *, mmap64, (void *, size_t, int, int, int, off_t))                                  \
 	X(ssize_t, sendfile, (int, int, off_t *, size_t))                                          \
-	X(ssize_t, sendfile64, (int, int, off_t *, size_t))                                        \
 	X(ssize_t, copy_file_range, (int, off_t *, int, off_t *, size_t, unsigned int))            \
 	X(ssize_t, splice, (int, off_t *, int, off_t *, size_t, unsigned int))                     \
 	X(ssize_t, sendmsg, (int, const struct msghdr *, int))                                     \
@@ -139,13 +116,9 @@
 	X(FILE *, freopen64, (const char *, const char *, FILE *))                                 \
 	X(int, fclose, (FILE *))                                                                   \
 	X(int, mkstemp, (char *))                                                                  \
-	X(int, mkstemp64, (char *))                                                                \
 	X(int, mkostemp, (char *, int))                                                            \
-	X(int, mkostemp64, (char *, int))                                                          \
 	X(int, mkstemps, (char *, int))                                                            \
-	X(int, mkstemps64, (char *, int))                                                          \
 	X(int, mkostemps, (char *, int, int))                                                      \
-	X(int, mkostemps64, (char *, int, int))                                                    \
 	X(int, fflush, (FILE *))                                                                   \
 	X(int, mkdir, (const char *, mode_t))                                                      \
 	X(int, mkdirat, (int, const char *, mode_t))                                               \
