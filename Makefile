@@ -95,7 +95,16 @@ $(BUILD)/security/plant: tests/security/plant.c src/oplog/format.c src/oplog/rec
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(TEST_CFLAGS) -o $@ $^
 
-tests: all $(TEST_BIN) $(BUILD)/crash/crashtool $(BUILD)/security/plant
+# Slow-kernel shims some C tests preload after the library (tests/shim/):
+# no sanitizer (they run under the sanitized library's runtime).
+SHIM_SRC := $(wildcard tests/shim/*.c)
+SHIM_LIB := $(SHIM_SRC:tests/shim/%.c=$(BUILD)/shim/%.so)
+$(BUILD)/shim/%.so: tests/shim/%.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) -std=c11 -O1 -Wall -Wextra -Werror -fPIC -shared -o $@ $< -ldl
+
+tests: all $(TEST_BIN) $(SHIM_LIB) $(BUILD)/crash/crashtool $(BUILD)/security/plant
 
 # Installs what the suites need (packages, fsx, pjdfstest), then runs them.
 test:

@@ -37,6 +37,12 @@ static struct sfs_inode *buckets[NBUCKETS];
 static struct sfs_inode lru = {.lru_prev = &lru, .lru_next = &lru};
 static int ncached;
 static atomic_int nstaged;
+/* Inodes out of the table whose destroy has not finished: their descriptors
+ * are still open, and while they are, the kernel refuses a lease on the
+ * same file to a new inode object (lease.c waits: sfs_inode_wait_destroyed).
+ * Under the table lock. */
+static int ndestroying;
+static pthread_cond_t destroyed = PTHREAD_COND_INITIALIZER;
 
 /* --- table --------------------------------------------------------------- */
 
@@ -100,6 +106,29 @@ static void destroy(struct sfs_inode *in)
 	close_kfd(in, in->stale_kfd);
 	pthread_mutex_destroy(&in->lock);
 	free(in);
+}
+
+/* destroy() of an inode counted in ndestroying when it left the table. */
+static void destroy_counted(struct sfs_inode *in)
+{
+	destroy(in);
+	sfs_mutex_lock(&table_lock);
+	if (--ndestroying == 0)
+		pthread_cond_broadcast(&destroyed);
+	sfs_mutex_unlock(&table_lock);
+}
+
+bool sfs_inode_wait_destroyed(void)
+{
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 1; /* bounded: a signal handler may interrupt a destroy */
+	sfs_mutex_lock(&table_lock);
+	bool any = ndestroying > 0;
+	while (ndestroying > 0 && pthread_cond_timedwait(&destroyed, &table_lock, &until) == 0)
+		;
+	sfs_mutex_unlock(&table_lock);
+	return any;
 }
 
 static struct sfs_inode *create(int appfd, const struct stat *st, int flags)
@@ -235,13 +264,14 @@ void sfs_inode_evict_writable(void)
 			continue;
 		lru_unlink(in);
 		unhash_locked(in);
+		ndestroying++;
 		in->hnext = victims;
 		victims = in;
 	}
 	sfs_mutex_unlock(&table_lock);
 	while (victims) {
 		struct sfs_inode *next = victims->hnext;
-		destroy(victims);
+		destroy_counted(victims);
 		victims = next;
 	}
 }
@@ -255,6 +285,7 @@ int sfs_inode_evict_cached(void)
 		struct sfs_inode *in = lru.lru_next;
 		lru_unlink(in);
 		unhash_locked(in);
+		ndestroying++;
 		in->hnext = victims;
 		victims = in;
 		n++;
@@ -262,7 +293,7 @@ int sfs_inode_evict_cached(void)
 	sfs_mutex_unlock(&table_lock);
 	while (victims) {
 		struct sfs_inode *next = victims->hnext;
-		destroy(victims);
+		destroy_counted(victims);
 		victims = next;
 	}
 	return n;
@@ -418,9 +449,11 @@ void sfs_inode_put(struct sfs_inode *in)
 			sfs_staging_kick();
 		}
 	}
+	if (victim)
+		ndestroying++;
 	sfs_mutex_unlock(&table_lock);
 	if (victim)
-		destroy(victim);
+		destroy_counted(victim);
 }
 
 void sfs_inode_unhash(struct sfs_inode *in)
@@ -442,12 +475,13 @@ void sfs_inode_forget(dev_t dev, ino_t ino)
 	if (in && in->refs == 0) {
 		lru_unlink(in);
 		unhash_locked(in);
+		ndestroying++;
 	} else {
 		in = NULL;
 	}
 	sfs_mutex_unlock(&table_lock);
 	if (in)
-		destroy(in);
+		destroy_counted(in);
 }
 
 void sfs_inode_foreach(void (*fn)(struct sfs_inode *, void *), void *arg)
@@ -523,6 +557,8 @@ void sfs_inode_resync_locked(struct sfs_inode *in)
 void sfs_inode_table_reset(void)
 {
 	pthread_mutex_init(&table_lock, NULL);
+	pthread_cond_init(&destroyed, NULL);
+	ndestroying = 0;
 	for (int b = 0; b < NBUCKETS; b++) {
 		struct sfs_inode *in = buckets[b];
 		while (in) {

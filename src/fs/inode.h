@@ -203,6 +203,10 @@ void sfs_inode_evict_writable(void);
  * the object lives until its last reference goes. */
 void sfs_inode_unhash(struct sfs_inode *in);
 
+/* Waits (at most a second) until no inode that left the table still holds
+ * its descriptors; false when none did. */
+bool sfs_inode_wait_destroyed(void);
+
 /* Destroys every cached (closed) inode; returns how many. */
 int sfs_inode_evict_cached(void);
 

@@ -157,17 +157,10 @@ static bool start(void)
 		handler_installed = sfs_real.sigaction(sfs_lease_sig(), &sa, &app_act) == 0;
 		sfs_mutex_unlock(&app_act_lock);
 	}
-	if (handler_installed && !atomic_load(&service_tid)) {
-		sigset_t all, old;
-		sigfillset(&all);
-		pthread_sigmask(SIG_SETMASK, &all, &old); /* the thread inherits it */
-		pthread_t t;
-		if (pthread_create(&t, NULL, service, NULL) == 0) {
-			pthread_detach(t);
-			while (!atomic_load(&service_tid))
-				sched_yield();
-		}
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (handler_installed && !atomic_load(&service_tid) &&
+	    sfs_thread_create(service, NULL) == 0) {
+		while (!atomic_load(&service_tid))
+			sched_yield();
 	}
 	sfs_mutex_unlock(&start_lock);
 	return atomic_load(&service_tid) != 0;
@@ -193,8 +186,15 @@ bool sfs_lease_take_locked(struct sfs_inode *in, bool force)
 	/* The signal first (releasing a lease forgets it), the lease, then
 	 * the signal aimed at the service thread (taking a lease aims it at
 	 * the process). */
-	if (sfs_real.fcntl(in->kfd, F_SETSIG, sig) != 0 ||
-	    sfs_real.fcntl(in->kfd, F_SETLEASE, type) != 0) {
+	int rc = sfs_real.fcntl(in->kfd, F_SETSIG, sig);
+	if (rc == 0)
+		rc = sfs_real.fcntl(in->kfd, F_SETLEASE, type);
+	/* Refused because an inode object of this file that left the table is
+	 * still closing its descriptor (the background eviction of a closed
+	 * file, racing this open of it): once more when it is done. */
+	if (rc != 0 && errno == EAGAIN && sfs_inode_wait_destroyed())
+		rc = sfs_real.fcntl(in->kfd, F_SETLEASE, type);
+	if (rc != 0) {
 		if (errno == EAGAIN || errno == EBUSY || errno == EWOULDBLOCK) {
 			/* Open elsewhere now: later, less often each time. */
 			in->lease_backoff = in->lease_backoff ? SFS_MIN(2 * in->lease_backoff,
