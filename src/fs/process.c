@@ -205,12 +205,14 @@ void sfs_atfork_prepare(void)
 	 * and watched until the child lets go of them (forkwatch.h). */
 	sfs_forkwatch_prepare();
 	sfs_prepare_share(false);
-	sfs_pmem_atfork_prepare(); /* last: no libpmem2 load or map in flight */
+	sfs_threads_fork_prepare(); /* after the flushes, which may start one */
+	sfs_pmem_atfork_prepare();  /* last: no libpmem2 load or map in flight */
 }
 
 void sfs_atfork_parent(void)
 {
 	sfs_pmem_atfork_parent();
+	sfs_threads_fork_done();
 	sfs_forkwatch_parent();
 }
 

@@ -42,7 +42,6 @@ static int nreturned;
 static int rings_out; /* rings made and not destroyed */
 static bool thread_started, stopping, housekeeping;
 static bool learn_pending; /* sfs_staging_learn_pmem asked, not yet done */
-static pthread_t thread;
 /* The housekeeping (inode.h: sfs_inode_evict_writable), set once at
  * start-up before the thread can run. */
 static void (*housekeep)(void);
@@ -255,16 +254,7 @@ static void start_thread(void)
 {
 	if (thread_started || stopping)
 		return;
-	thread_started = true;
-	/* The thread must not take signals meant for the application. */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	if (pthread_create(&thread, NULL, refill, NULL) != 0)
-		thread_started = false;
-	else
-		pthread_detach(thread);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	thread_started = sfs_thread_create(refill, NULL) == 0;
 }
 
 int sfs_staging_get(int kind, struct sfs_stage *st)

@@ -21,10 +21,47 @@
 
 static _Atomic pid_t mine[MAX_MINE];
 static atomic_bool watching;
+/* Threads created and not yet in sfs_thread_mine; raised under start_lock,
+ * which a fork holds from its prepare handler to its end. */
+static atomic_int starting;
+static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int sfs_thread_create(void *(*fn)(void *), void *arg)
+{
+	pthread_mutex_lock(&start_lock);
+	atomic_fetch_add(&starting, 1);
+	pthread_mutex_unlock(&start_lock);
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old); /* the thread inherits it */
+	pthread_t t;
+	int rc = pthread_create(&t, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc == 0)
+		pthread_detach(t);
+	else
+		atomic_fetch_sub(&starting, 1);
+	return rc;
+}
+
+void sfs_threads_fork_prepare(void)
+{
+	pthread_mutex_lock(&start_lock);
+	for (int i = 0; i < 100000 && atomic_load(&starting) > 0; i++) {
+		struct timespec t = {0, 10 * 1000};
+		nanosleep(&t, NULL);
+	}
+}
+
+void sfs_threads_fork_done(void)
+{
+	pthread_mutex_unlock(&start_lock);
+}
 
 void sfs_thread_mine(void)
 {
 	pid_t tid = (pid_t)sfs_real.syscall(SYS_gettid);
+	atomic_fetch_sub(&starting, 1);
 	for (int i = 0; i < MAX_MINE; i++) {
 		pid_t zero = 0;
 		if (atomic_compare_exchange_strong(&mine[i], &zero, tid))
@@ -102,17 +139,13 @@ void sfs_main_thread_exiting(void)
 {
 	if (atomic_exchange(&watching, true))
 		return;
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	pthread_t t;
-	if (pthread_create(&t, NULL, watch, NULL) == 0)
-		pthread_detach(t);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	sfs_thread_create(watch, NULL);
 }
 
 void sfs_threads_reset_child(void)
 {
+	pthread_mutex_init(&start_lock, NULL);
+	atomic_store(&starting, 0);
 	for (int i = 0; i < MAX_MINE; i++)
 		atomic_store(&mine[i], 0);
 	atomic_store(&watching, false);
