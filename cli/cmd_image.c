@@ -209,14 +209,28 @@ static int image_down(const char *dir)
 	return 0;
 }
 
+#define IMAGE_USAGE                                                                                \
+	"usage: splitfs image up DIR [--size SIZE] [--fs xfs|ext4|btrfs|tmpfs]"                    \
+	" | splitfs image down DIR"
+
 int cmd_image(int argc, char **argv)
 {
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			puts(IMAGE_USAGE);
+			return 0;
+		}
+	}
 	if (argc < 3) {
-		cli_err("image: usage: splitfs image up DIR [--size SIZE] [--fs xfs|ext4|btrfs|tmpfs]"
-			" | splitfs image down DIR");
+		cli_err("image: " IMAGE_USAGE);
 		return EXIT_USAGE;
 	}
 	const char *verb = argv[1], *dir = argv[2];
+	if (dir[0] == '-') { /* an option where DIR belongs: never a mount point named so */
+		cli_err("image %s: expected DIR before options, got '%s' (" IMAGE_USAGE ")", verb,
+			dir);
+		return EXIT_USAGE;
+	}
 	if (strcmp(verb, "down") == 0) {
 		if (argc != 3) {
 			cli_err("image down: unexpected argument '%s'", argv[3]);

@@ -3,7 +3,8 @@
 # The CLI says what happened (issue 13, "smaller"): `splitfs recover` on a
 # read-only file system with a log pending fails and says why; records that
 # fail their checksum are counted as skipped; `image up` with a size XFS
-# refuses names the size, not a missing package.
+# refuses names the size, not a missing package; `image --help` prints the
+# usage and an option where DIR belongs is refused.
 . "$(dirname "$0")/../lib.sh"
 rc=0
 ok() { echo "ok   $*"; }
@@ -15,6 +16,23 @@ r=$?
 rmdir /tmp/splitfs-tiny.$$ 2>/dev/null
 [ $r -ne 0 ] && grep -q "too small for xfs" <<<"$out" && ! grep -q xfsprogs <<<"$out" &&
 	ok "image up --size 64M: $out" || bad "image up --size 64M (exit $r): $out"
+
+# --- image: --help prints the usage; an option where DIR belongs is refused ---------
+# (`image up --help` once made an image mounted at ./--help.)
+D=/tmp/splitfs-opt.$$
+mkdir -p "$D"
+out=$(cd "$D" && "$SFS_CLI" image up --help 2>&1)
+r=$?
+[ $r -eq 0 ] && grep -q "^usage: splitfs image up DIR" <<<"$out" && [ ! -e "$D/--help" ] &&
+	ok "image up --help prints the usage" || bad "image up --help (exit $r): $out"
+out=$(cd "$D" && "$SFS_CLI" image up --size 1G 2>&1)
+r=$?
+[ $r -eq 2 ] && grep -q "expected DIR" <<<"$out" && [ ! -e "$D/--size" ] &&
+	ok "image up --size 1G (no DIR) is refused: $out" || bad "image up --size 1G (exit $r): $out"
+for x in "$D/--help" "$D/--size"; do
+	[ -d "$x" ] && { "$SFS_CLI" image down "$x" >/dev/null 2>&1; rmdir "$x"; }
+done
+rmdir "$D"
 
 # --- a log pending on a read-only file system; a corrupt record ---------------------
 M=/tmp/splitfs-cli.$$
