@@ -108,6 +108,15 @@ static void destroy(struct sfs_inode *in)
 	free(in);
 }
 
+/* A cached (closed) inode leaves the table, for destroy_counted after the
+ * table lock is released. */
+static void evict_locked(struct sfs_inode *in)
+{
+	lru_unlink(in);
+	unhash_locked(in);
+	ndestroying++;
+}
+
 /* destroy() of an inode counted in ndestroying when it left the table. */
 static void destroy_counted(struct sfs_inode *in)
 {
@@ -116,6 +125,16 @@ static void destroy_counted(struct sfs_inode *in)
 	if (--ndestroying == 0)
 		pthread_cond_broadcast(&destroyed);
 	sfs_mutex_unlock(&table_lock);
+}
+
+/* destroy_counted() of each inode of a list chained through hnext. */
+static void destroy_list(struct sfs_inode *victims)
+{
+	while (victims) {
+		struct sfs_inode *next = victims->hnext;
+		destroy_counted(victims);
+		victims = next;
+	}
 }
 
 bool sfs_inode_wait_destroyed(void)
@@ -262,18 +281,12 @@ void sfs_inode_evict_writable(void)
 		next = in->lru_next;
 		if (!in->writable)
 			continue;
-		lru_unlink(in);
-		unhash_locked(in);
-		ndestroying++;
+		evict_locked(in);
 		in->hnext = victims;
 		victims = in;
 	}
 	sfs_mutex_unlock(&table_lock);
-	while (victims) {
-		struct sfs_inode *next = victims->hnext;
-		destroy_counted(victims);
-		victims = next;
-	}
+	destroy_list(victims);
 }
 
 int sfs_inode_evict_cached(void)
@@ -283,19 +296,13 @@ int sfs_inode_evict_cached(void)
 	sfs_mutex_lock(&table_lock);
 	while (lru.lru_next != &lru) {
 		struct sfs_inode *in = lru.lru_next;
-		lru_unlink(in);
-		unhash_locked(in);
-		ndestroying++;
+		evict_locked(in);
 		in->hnext = victims;
 		victims = in;
 		n++;
 	}
 	sfs_mutex_unlock(&table_lock);
-	while (victims) {
-		struct sfs_inode *next = victims->hnext;
-		destroy_counted(victims);
-		victims = next;
-	}
+	destroy_list(victims);
 	return n;
 }
 
@@ -473,9 +480,7 @@ void sfs_inode_forget(dev_t dev, ino_t ino)
 	sfs_mutex_lock(&table_lock);
 	struct sfs_inode *in = lookup_locked(dev, ino);
 	if (in && in->refs == 0) {
-		lru_unlink(in);
-		unhash_locked(in);
-		ndestroying++;
+		evict_locked(in);
 	} else {
 		in = NULL;
 	}

@@ -12,7 +12,8 @@ ASAN=$(gcc -print-file-name=libasan.so)
 [ -e "$ASAN" ] || skip "no libasan for this gcc"
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=0:exitcode=99
 export UBSAN_OPTIONS=print_stacktrace=1
-san() { SPLITFS_ROOT=$SFS_MNT LD_PRELOAD="$ASAN:$SAN" "$@"; }
+SAN_ENV=(env SPLITFS_ROOT="$SFS_MNT" LD_PRELOAD="$ASAN:$SAN")
+san() { "${SAN_ENV[@]}" "$@"; }
 rc=0
 reported() { grep -qE "AddressSanitizer|runtime error:|LeakSanitizer" "$1"; }
 
@@ -24,7 +25,7 @@ for t in "$SFS_TESTBIN"/*; do
 	# A hang fails the test, not the whole run (a child forked while a
 	# thread allocated inherited the sanitizer allocator's lock held:
 	# threads.h, sfs_threads_fork_prepare).
-	timeout -k 5 300 env SPLITFS_ROOT="$SFS_MNT" LD_PRELOAD="$ASAN:$SAN" "$t" "$d" >"$d.log" 2>&1
+	timeout -k 5 300 "${SAN_ENV[@]}" "$t" "$d" >"$d.log" 2>&1
 	r=$?
 	if [ $r = 0 ] && ! reported "$d.log"; then
 		echo "ok   $name"
