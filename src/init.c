@@ -188,6 +188,7 @@ __attribute__((destructor)) static void splitfs_dtor(void)
 	sfs_lease_drop_all(); /* cached inodes */
 	sfs_oplog_close(true);
 	sfs_staging_shutdown();
+	sfs_stage_unpark_all();
 	sfs_print_stats("exit");
 }
 

@@ -264,6 +264,9 @@ static void flush_nowait(struct sfs_inode *in)
 
 void sfs_flush_before_exit(void)
 {
-	if (sfs_g.active && sfs_inode_staged_count() > 0)
+	if (!sfs_g.active)
+		return;
+	if (sfs_inode_staged_count() > 0)
 		sfs_inode_foreach_nowait(flush_nowait);
+	sfs_stage_unpark_all(); /* relinked windows' stores, and the pool's */
 }

@@ -79,6 +79,7 @@ static void before_exec(void)
 	if (sfs_active()) {
 		uint64_t t0 = sfs_stat_start();
 		sfs_prepare_share(false);
+		sfs_stage_unpark_all(); /* the new program makes its own stores */
 		sfs_oplog_close(false); /* the new program starts its own log */
 		sfs_stat_call_end(SFS_CALL_exec, t0, 0, true);
 		sfs_print_stats("exec");

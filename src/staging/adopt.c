@@ -22,6 +22,11 @@ void sfs_store_name(char *buf, size_t n, uid_t uid, dev_t dev, ino_t ino)
 		 (unsigned long long)ino);
 }
 
+void sfs_store_park_name(char *buf, size_t n, uid_t uid, uint64_t id)
+{
+	snprintf(buf, n, "idle.%u.%llu", (unsigned)uid, (unsigned long long)id);
+}
+
 static void note(struct sfs_recovery *rep, const char *fmt, const char *name, int err)
 {
 	if (rep->first_error[0])
@@ -254,14 +259,22 @@ void sfs_adopt_dir(const struct sfs_recover_env *env, int dirfd, struct sfs_reco
 			env->sys->close(scan);
 		return;
 	}
-	char mine[32];
+	char mine[32], parked[32];
 	int ml = snprintf(mine, sizeof(mine), "stage.%u.", (unsigned)env->euid);
+	int pl = snprintf(parked, sizeof(parked), "idle.%u.", (unsigned)env->euid);
 	struct dirent *de;
 	while ((de = readdir(d)) != NULL) {
 		size_t len = strlen(de->d_name), dl = strlen(SFS_STORE_DATA);
-		if (strncmp(de->d_name, "stage.", 6) != 0 ||
-		    (len > dl && strcmp(de->d_name + len - dl, SFS_STORE_DATA) == 0))
+		if (len > dl && strcmp(de->d_name + len - dl, SFS_STORE_DATA) == 0)
 			continue; /* a data file goes with its header */
+		if (strncmp(de->d_name, parked, (size_t)pl) == 0) {
+			/* Bound to no file, so nothing to put back: removed once
+			 * its owner is dead (it holds the store's flock). */
+			sfs_adopt_store(env, dirfd, de->d_name, -1, true, rep);
+			continue;
+		}
+		if (strncmp(de->d_name, "stage.", 6) != 0)
+			continue;
 		/* A user's own stores; root's `splitfs recover`, everyone's. */
 		if (!(env->euid == 0 && env->all_users) &&
 		    strncmp(de->d_name, mine, (size_t)ml) != 0)

@@ -29,6 +29,14 @@
 /* stage.<uid>.<dev>.<ino>: the name a bound store has in .splitfs. */
 void sfs_store_name(char *buf, size_t n, uid_t uid, dev_t dev, ino_t ino);
 
+/* idle.<uid>.<id>: the name of a store bound to no file (parked), id its
+ * header file's inode number (unique while the store exists). A store
+ * linked once can never be linked again once unlinked (the kernel clears
+ * O_TMPFILE's I_LINKABLE at the first link), so between files a store is
+ * renamed here and back, and its owner's death leaves the name behind:
+ * sfs_adopt_dir removes parked stores whose owner is dead. */
+void sfs_store_park_name(char *buf, size_t n, uid_t uid, uint64_t id);
+
 /* Adopts the store called name in dirfd if its owner is dead. target_fd:
  * the target open for writing without O_APPEND, or -1 (opened from the
  * header). discard: drop its window (the target was just truncated).
@@ -38,7 +46,8 @@ void sfs_store_name(char *buf, size_t n, uid_t uid, dev_t dev, ino_t ino);
 int64_t sfs_adopt_store(const struct sfs_recover_env *env, int dirfd, const char *name,
 			int target_fd, bool discard, struct sfs_recovery *rep);
 
-/* Adopts every dead store in dirfd (<root>/.splitfs) the caller may. */
+/* Adopts every dead store in dirfd (<root>/.splitfs) the caller may, and
+ * removes the caller's parked stores whose owner is dead. */
 void sfs_adopt_dir(const struct sfs_recover_env *env, int dirfd, struct sfs_recovery *rep);
 
 /* The library's environment: its real calls, its user, this mount (and a

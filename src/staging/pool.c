@@ -31,6 +31,8 @@ struct pooled {
 	int hfd;   /* the header's file (a ring's is fd) */
 	char *map; /* ring: header and data; file: the header */
 	int64_t cap;
+	bool parked; /* named idle.* (struct sfs_stage) */
+	uint64_t park_id;
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -129,6 +131,8 @@ static int make_store(int kind, struct pooled *p)
 	p->fd = kind == SFS_STAGE_FILE ? sfs_internal_fd(dfd) : p->hfd;
 	p->map = m;
 	p->cap = kind == SFS_STAGE_RING ? cap : 0;
+	p->parked = false; /* never linked yet: bound by linkat */
+	p->park_id = 0;
 	return 0;
 }
 
@@ -155,6 +159,7 @@ static size_t map_len(int kind, const struct pooled *p)
 
 static void destroy(int kind, struct pooled *p)
 {
+	sfs_stage_unpark(p->hfd, kind == SFS_STAGE_FILE, p->parked, p->park_id);
 	munmap(p->map, map_len(kind, p));
 	if (kind == SFS_STAGE_RING)
 		rings_out--;
@@ -284,15 +289,25 @@ int sfs_staging_get(int kind, struct sfs_stage *st)
 	st->hdr = (struct sfs_store_hdr *)p.map;
 	st->cap = p.cap;
 	st->bound = false;
+	st->parked = p.parked;
+	st->spent = false; /* spent stores are not pooled */
+	st->park_id = p.park_id;
 	return 0;
 }
 
 void sfs_staging_put(struct sfs_stage *st)
 {
-	struct pooled p = {.fd = st->fd, .hfd = st->hfd, .map = st->map, .cap = st->cap};
+	struct pooled p = {.fd = st->fd,
+			   .hfd = st->hfd,
+			   .map = st->map,
+			   .cap = st->cap,
+			   .parked = st->parked,
+			   .park_id = st->park_id};
 	int kind = st->kind;
 	sfs_mutex_lock(&lock);
-	if (kind == SFS_STAGE_RING && nready[kind] < (int)sfs_g.opt.staging_files) {
+	if (st->spent) {
+		/* Unnamed for good (sfs_stage_unbind): not bindable again. */
+	} else if (kind == SFS_STAGE_RING && nready[kind] < (int)sfs_g.opt.staging_files) {
 		ready[kind][nready[kind]++] = p; /* pages and all */
 		kind = SFS_STAGE_NONE;
 	} else if (kind == SFS_STAGE_FILE && nreturned < POOL_MAX) {
@@ -309,6 +324,8 @@ void sfs_staging_put(struct sfs_stage *st)
 	st->map = NULL;
 	st->hdr = NULL;
 	st->cap = 0;
+	st->parked = st->spent = false;
+	st->park_id = 0;
 }
 
 int sfs_staging_release_pool(void)
@@ -346,6 +363,7 @@ void sfs_staging_learn_pmem(void)
 
 void sfs_staging_reset_child(void)
 {
+	sfs_stage_reset_child();
 	pthread_mutex_init(&lock, NULL);
 	pthread_cond_init(&wake, NULL);
 	/* The stores' mappings were not inherited (MADV_DONTFORK). */

@@ -32,19 +32,124 @@ int sfs_stage_attach(struct sfs_stage *st)
 	return sfs_staging_get(file ? SFS_STAGE_FILE : SFS_STAGE_RING, st);
 }
 
+/* name, and a file store's name.data beside it, renamed to to (and
+ * to.data); flags: renameat2's. 0 or -errno; on failure nothing moved. */
+static int rename_store(const char *name, const char *to, bool file, unsigned flags)
+{
+	char from_data[SFS_STORE_NAME_MAX + 16], to_data[SFS_STORE_NAME_MAX + 16];
+	snprintf(from_data, sizeof(from_data), "%s%s", name, SFS_STORE_DATA);
+	snprintf(to_data, sizeof(to_data), "%s%s", to, SFS_STORE_DATA);
+	int d = sfs_g.priv_dirfd;
+	if (file && sfs_real.renameat2(d, from_data, d, to_data, flags) != 0)
+		return -errno;
+	if (sfs_real.renameat2(d, name, d, to, flags) == 0)
+		return 0;
+	int err = errno;
+	if (file)
+		sfs_real.renameat2(d, to_data, d, from_data, 0);
+	return -err;
+}
+
+/* Unlinks name (and a file store's name.data). */
+static void unlink_store(const char *name, bool file)
+{
+	sfs_real.unlinkat(sfs_g.priv_dirfd, name, 0);
+	if (file) {
+		char data[SFS_STORE_NAME_MAX + 16];
+		snprintf(data, sizeof(data), "%s%s", name, SFS_STORE_DATA);
+		sfs_real.unlinkat(sfs_g.priv_dirfd, data, 0);
+	}
+}
+
+/* This process's parked stores, as id << 1 | file (0: a free slot), so
+ * that every way out of the process removes their names
+ * (sfs_stage_unpark_all): after its end nobody else would but the next
+ * library start of its user. Lock-free: the exit paths run in signal
+ * handlers. */
+#define MAX_PARKED (SFS_MAX_RINGS + 256)
+static _Atomic uint64_t parked_ids[MAX_PARKED];
+
+static uint64_t parked_key(uint64_t id, bool file)
+{
+	return id << 1 | (file ? 1 : 0);
+}
+
+static bool remember_parked(uint64_t key)
+{
+	for (int i = 0; i < MAX_PARKED; i++) {
+		uint64_t free_slot = 0;
+		if (atomic_compare_exchange_strong(&parked_ids[i], &free_slot, key))
+			return true;
+	}
+	return false;
+}
+
+static void forget_parked(uint64_t key)
+{
+	for (int i = 0; i < MAX_PARKED; i++) {
+		uint64_t k = key;
+		if (atomic_compare_exchange_strong(&parked_ids[i], &k, 0))
+			return;
+	}
+}
+
 void sfs_stage_unbind(struct sfs_stage *st)
 {
 	if (!st->bound)
 		return;
 	atomic_store(&st->hdr->state, SFS_STORE_EMPTY);
-	char name[SFS_STORE_NAME_MAX + 8];
+	bool file = st->kind == SFS_STAGE_FILE;
+	char name[SFS_STORE_NAME_MAX + 8], park[SFS_STORE_NAME_MAX + 8];
 	sfs_store_name(name, sizeof(name), sfs_g.euid, st->dev, st->ino);
-	sfs_real.unlinkat(sfs_g.priv_dirfd, name, 0);
-	if (st->kind == SFS_STAGE_FILE) {
-		strcat(name, SFS_STORE_DATA);
-		sfs_real.unlinkat(sfs_g.priv_dirfd, name, 0);
+	if (!st->park_id) {
+		struct stat hs;
+		if (sfs_real.fstat(st->hfd, &hs) == 0)
+			st->park_id = (uint64_t)hs.st_ino;
+	}
+	sfs_store_park_name(park, sizeof(park), sfs_g.euid, st->park_id);
+	/* NOREPLACE: a name another user planted (.splitfs is shared) stays
+	 * theirs, and the store goes unnamed, spent. */
+	uint64_t key = parked_key(st->park_id, file);
+	if (st->park_id && remember_parked(key)) {
+		if (rename_store(name, park, file, RENAME_NOREPLACE) == 0)
+			st->parked = true;
+		else
+			forget_parked(key);
+	}
+	if (!st->parked) {
+		unlink_store(name, file);
+		st->spent = true;
 	}
 	st->bound = false;
+}
+
+void sfs_stage_unpark(int hfd, bool file, bool parked, uint64_t park_id)
+{
+	(void)hfd;
+	if (!parked)
+		return;
+	char park[SFS_STORE_NAME_MAX + 8];
+	sfs_store_park_name(park, sizeof(park), sfs_g.euid, park_id);
+	forget_parked(parked_key(park_id, file));
+	unlink_store(park, file);
+}
+
+void sfs_stage_unpark_all(void)
+{
+	for (int i = 0; i < MAX_PARKED; i++) {
+		uint64_t key = atomic_exchange(&parked_ids[i], 0);
+		if (!key)
+			continue;
+		char park[SFS_STORE_NAME_MAX + 8];
+		sfs_store_park_name(park, sizeof(park), sfs_g.euid, key >> 1);
+		unlink_store(park, key & 1);
+	}
+}
+
+void sfs_stage_reset_child(void)
+{
+	for (int i = 0; i < MAX_PARKED; i++)
+		atomic_store(&parked_ids[i], 0); /* the parent's */
 }
 
 void sfs_stage_detach(struct sfs_stage *st)
@@ -65,6 +170,8 @@ static int bind_store(struct sfs_stage *st, int kfd, dev_t dev, ino_t ino)
 	if (st->bound && st->dev == dev && st->ino == ino)
 		return 0;
 	sfs_stage_unbind(st);
+	if (st->spent)
+		return -ESTALE; /* no name, and none to be had: the kernel writes */
 	struct sfs_store_hdr *h = st->hdr;
 	atomic_store(&h->state, SFS_STORE_EMPTY);
 	memcpy(h->boot_id, sfs_g.boot_id, sizeof(h->boot_id));
@@ -96,6 +203,28 @@ static int bind_store(struct sfs_stage *st, int kfd, dev_t dev, ino_t ino)
 	char name[SFS_STORE_NAME_MAX + 8];
 	sfs_store_name(name, sizeof(name), sfs_g.euid, dev, ino);
 	for (int attempt = 0;; attempt++) {
+		if (st->parked) {
+			/* From its idle name, the data with the header. */
+			char park[SFS_STORE_NAME_MAX + 8];
+			sfs_store_park_name(park, sizeof(park), sfs_g.euid, st->park_id);
+			int rc = rename_store(park, name, st->kind == SFS_STAGE_FILE,
+					      RENAME_NOREPLACE);
+			if (rc == 0) {
+				st->parked = false;
+				forget_parked(parked_key(st->park_id, st->kind == SFS_STAGE_FILE));
+				break;
+			}
+			if (rc ==
+			    -ENOENT) { /* removed (sfs_stage_unpark_all before an exec that failed) */
+				st->parked = false;
+				st->spent = true;
+				forget_parked(parked_key(st->park_id, st->kind == SFS_STAGE_FILE));
+			}
+			if (rc != -EEXIST || attempt > 0)
+				return rc;
+			sfs_adopt_for_open(kfd, dev, ino, false);
+			continue;
+		}
 		/* A file store's data first, under the header's name + .data:
 		 * the header's name is what recovery looks for. */
 		if (st->kind == SFS_STAGE_FILE) {

@@ -45,6 +45,11 @@ struct sfs_stage {
 	bool bound;		/* linked as the target's store */
 	dev_t dev;		/* the target it is bound to */
 	ino_t ino;
+	/* Where its name is between targets (sfs_store_park_name): linked
+	 * once, a store has a name for good (parked: idle.*, or bound), or
+	 * none and can never be bound again (spent). park_id: 0 until known. */
+	bool parked, spent;
+	uint64_t park_id;
 };
 
 /* Takes a store of the layout the options ask for. 0 or -errno (-ENOBUFS:
@@ -52,12 +57,24 @@ struct sfs_stage {
  * store; the caller writes through the kernel). */
 int sfs_stage_attach(struct sfs_stage *st);
 
-/* The store is no longer the target's (its window is relinked): its name
- * goes. Async-signal-safe. */
+/* The store is no longer the target's (its window is relinked): it is
+ * parked (renamed to its idle name). Async-signal-safe. */
 void sfs_stage_unbind(struct sfs_stage *st);
 
 /* Unbinds the store and gives it back to the pool. */
 void sfs_stage_detach(struct sfs_stage *st);
+
+/* Removes a parked store's names (it is being destroyed by its owner). */
+void sfs_stage_unpark(int hfd, bool file, bool parked, uint64_t park_id);
+
+/* The process is leaving (exit, _exit, a fatal signal, exec): every parked
+ * store's name goes, so that no store outlives it by name. A store parked
+ * before this and bound after it (an exec that failed) is spent.
+ * Async-signal-safe. */
+void sfs_stage_unpark_all(void);
+
+/* In a forked child: the parked stores are the parent's. */
+void sfs_stage_reset_child(void);
 
 /* Opens a window at base (the target's size) for the target open at kfd,
  * binding the store to it first. 0 or -errno (no window: the caller writes

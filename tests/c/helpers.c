@@ -292,3 +292,17 @@ pid_t t_fork_writer(const char *path, int flags, size_t len, int n, unsigned see
 	close(ready);
 	return c;
 }
+
+long t_stat_event(const char *file, const char *name)
+{
+	FILE *f = fopen(file, "r");
+	if (!f)
+		return -1;
+	char line[256], key[128];
+	long v = -1, n;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "event %127s %ld", key, &n) == 2 && strcmp(key, name) == 0)
+			v = n;
+	fclose(f);
+	return v;
+}

@@ -59,6 +59,10 @@ long t_read_kernel(const char *path, unsigned char **buf);
  * with the crash harness's checker (tests/crash/crashtool.c). */
 long t_read_fd(int fd, unsigned char **buf, long *size);
 
+/* The value of "event NAME N" in a statistics file (SPLITFS_STATS_FILE),
+ * or -1 where it has none. */
+long t_stat_event(const char *file, const char *name);
+
 int t_result(void);
 
 /* A peer process: forked by t_peer_start() before the test opens anything

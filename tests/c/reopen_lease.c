@@ -55,21 +55,6 @@ static void check_contents(const char *path)
 	free(got);
 }
 
-/* The value of "event NAME N" in the statistics file, or -1. */
-static long stat_event(const char *file, const char *name)
-{
-	FILE *f = fopen(file, "r");
-	if (!f)
-		return -1;
-	char line[256], key[128];
-	long v = -1, n;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "event %127s %ld", key, &n) == 2 && strcmp(key, name) == 0)
-			v = n;
-	fclose(f);
-	return v;
-}
-
 int main(int argc, char **argv)
 {
 	T_REQUIRE(argc == 2, "usage: reopen_lease DIR");
@@ -111,7 +96,7 @@ int main(int argc, char **argv)
 	T_REQUIRE(waitpid(pid, &st, 0) == pid, "waitpid");
 	T_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the child failed (status %#x)", st);
 	check_contents(path);
-	long leases = stat_event(stats, "leases"), refused = stat_event(stats, "lease_refused");
+	long leases = t_stat_event(stats, "leases"), refused = t_stat_event(stats, "lease_refused");
 	T_CHECK(leases >= ROUNDS, "%ld leases for %d opens (statistics in %s)", leases, ROUNDS,
 		stats);
 	T_CHECK(refused <= 0, "%ld leases refused (statistics in %s)", refused, stats);
