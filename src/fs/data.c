@@ -368,7 +368,7 @@ static bool lock_for_write(struct sfs_inode *in)
  * -EAGAIN: not such a write, or a stripe is busy: the locked path. */
 static ssize_t overwrite_unlocked(struct sfs_inode *in, const void *buf, size_t n, int64_t off)
 {
-	if (n == 0 || n > UNLOCKED_MAX || in->dax || !in->writable || sfs_oplog_on() ||
+	if (n == 0 || n > UNLOCKED_MAX || sfs_oplog_on() ||
 	    off == atomic_load_explicit(&in->wr_next, memory_order_relaxed) ||
 	    atomic_load_explicit(&sfs_g.fsize_limit, memory_order_relaxed) != RLIM_INFINITY)
 		return -EAGAIN;
@@ -378,7 +378,10 @@ static ssize_t overwrite_unlocked(struct sfs_inode *in, const void *buf, size_t 
 	 * kernel's end of file is copied into a new window's head under the
 	 * inode lock (open_window), which must not miss a store. */
 	int64_t boundary = SFS_ALIGN_DOWN(sfs_inode_boundary(in), (int64_t)SFS_BLOCK);
-	if (!sfs_inode_leased(in) || !atomic_load_explicit(&in->maps_rw, memory_order_relaxed) ||
+	/* dax and writable change before a lease is taken (widen), and only
+	 * under the lock with no lease: read once the lease is seen. */
+	if (!sfs_inode_leased(in) || in->dax || !in->writable ||
+	    !atomic_load_explicit(&in->maps_rw, memory_order_relaxed) ||
 	    atomic_load_explicit(&in->small_syncs, memory_order_relaxed) || end > boundary ||
 	    !sfs_ver_lock_try(&in->ver, off, n)) {
 		sfs_read_exit(in);

@@ -39,12 +39,9 @@ bool sfs_user_range_ok(const void *buf, size_t n)
 	return p + n >= p && p + n <= USER_END;
 }
 
-void sfs_manage(int fd, int flags)
-{
-	sfs_manage_at(fd, flags, 0);
-}
-
-void sfs_manage_at(int fd, int flags, int64_t pos)
+/* sfs_manage_at, knowing whether fd is close-on-exec (cloexec 0 or 1) or
+ * not (-1). */
+static void manage(int fd, int flags, int cloexec, int64_t pos)
 {
 	if (fd < 0 || (flags & O_PATH) || !sfs_g.active)
 		return;
@@ -73,7 +70,8 @@ void sfs_manage_at(int fd, int flags, int64_t pos)
 	else if (!created && sfs_adopt_for_open(fd, st.st_dev, st.st_ino, (flags & O_TRUNC) != 0) &&
 		 sfs_real.fstat(fd, &st) != 0)
 		goto out;
-	struct sfs_inode *in = kernel_only ? NULL : sfs_inode_open(fd, &st, flags, &shared);
+	struct sfs_inode *in =
+		kernel_only ? NULL : sfs_inode_open(fd, &st, flags, cloexec, &shared);
 	if (!in)
 		goto kernel;
 	struct sfs_file *f = sfs_file_new(in, flags, pos);
@@ -97,6 +95,16 @@ kernel:
 		sfs_fd_set_dsync(fd, true);
 out:
 	errno = saved;
+}
+
+void sfs_manage(int fd, int flags)
+{
+	manage(fd, flags, (flags & O_CLOEXEC) != 0, 0);
+}
+
+void sfs_manage_at(int fd, int flags, int64_t pos)
+{
+	manage(fd, flags, -1, pos);
 }
 
 /* The kernel's rw_verify_area: a count negative as ssize_t, or an offset

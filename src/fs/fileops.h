@@ -13,8 +13,9 @@
 
 #include "file.h"
 
-/* After the kernel opened fd with flags: manage it if it is a regular file
- * on the managed file system. Preserves errno. */
+/* After the kernel opened fd with flags (O_CLOEXEC included as asked):
+ * manage it if it is a regular file on the managed file system. Preserves
+ * errno. */
 void sfs_manage(int fd, int flags);
 
 /* The same for a descriptor opened earlier, whose offset is pos now (a

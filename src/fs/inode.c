@@ -150,11 +150,11 @@ bool sfs_inode_wait_destroyed(void)
 	return any;
 }
 
-static struct sfs_inode *create(int appfd, const struct stat *st, int flags)
+static struct sfs_inode *create(int appfd, const struct stat *st, int flags, int cloexec)
 {
 	bool locks = sfs_posix_locked(st->st_dev, st->st_ino);
-	bool mergeable;
-	bool writable = sfs_openfile_prepare(appfd, flags, locks, &mergeable);
+	bool mergeable, widen;
+	bool writable = sfs_openfile_prepare(appfd, flags, cloexec, locks, &widen, &mergeable);
 	int kfd = sfs_real.fcntl(appfd, F_DUPFD_CLOEXEC, sfs_g.fd_floor);
 	if (kfd < 0)
 		return NULL;
@@ -171,12 +171,13 @@ static struct sfs_inode *create(int appfd, const struct stat *st, int flags)
 	in->ino = st->st_ino;
 	in->kfd = kfd;
 	in->writable = writable;
-	in->readable = writable || (flags & O_ACCMODE) == O_RDONLY ||
-		       (sfs_real.fcntl(kfd, F_GETFL) & O_ACCMODE) != O_WRONLY;
+	/* flags are the open file's own (the open's, or F_GETFL's) */
+	in->readable = writable || (flags & O_ACCMODE) != O_WRONLY;
 	in->kwritable = sfs_openfile_writes(flags);
+	in->widen = widen;
 	/* A writer the library cannot write for (no read access, an
 	 * append-only file) is the kernel's for good. */
-	in->lease_never = in->kwritable && !writable;
+	in->lease_never = in->kwritable && !writable && !widen;
 	in->mergeable = mergeable;
 	pthread_mutex_init(&in->lock, NULL);
 	atomic_store(&in->ksize, st->st_size);
@@ -198,7 +199,8 @@ static struct sfs_inode *create(int appfd, const struct stat *st, int flags)
  * shares the inode's open file when it can (one open file per process and
  * file, so a lease is possible); otherwise the inode stays unleased while
  * both exist. Returns false when the file cannot be managed. */
-static bool reuse(struct sfs_inode *in, int appfd, int flags, bool from_cache, bool *shared)
+static bool reuse(struct sfs_inode *in, int appfd, int flags, int cloexec, bool from_cache,
+		  bool *shared)
 {
 	bool locks = atomic_load(&in->posix_locks) || sfs_posix_locked(in->dev, in->ino);
 	sfs_inode_lock(in);
@@ -206,11 +208,16 @@ static bool reuse(struct sfs_inode *in, int appfd, int flags, bool from_cache, b
 	 * kernel path serves the file from now on anyway. */
 	sfs_lease_drop_locked(in);
 	bool ok = true;
+	bool reads = (flags & O_ACCMODE) != O_WRONLY;
 	*shared = false;
+	/* A reader shares only a readable open file; another writer may share
+	 * the write-only one until it is widened. */
+	if (in->widen && reads && !locks)
+		sfs_openfile_widen(in);
 	if (locks) {
 		in->mergeable = false;
-	} else if (in->mergeable && (in->writable || !sfs_openfile_writes(flags))) {
-		*shared = sfs_openfile_replace(in->kfd, appfd) == 0;
+	} else if (in->mergeable && (in->writable || in->widen || !sfs_openfile_writes(flags))) {
+		*shared = sfs_openfile_replace(in->kfd, appfd, cloexec) == 0;
 		in->mergeable = *shared;
 	} else if (in->mergeable) {
 		*shared = sfs_openfile_upgrade(in, appfd, flags);
@@ -220,7 +227,6 @@ static bool reuse(struct sfs_inode *in, int appfd, int flags, bool from_cache, b
 	 * whose open file is read-only, a reader of a write-only one) that
 	 * could not share or take over the open file: the kernel serves the
 	 * file (the caller leaves it to the kernel). */
-	bool reads = (flags & O_ACCMODE) != O_WRONLY;
 	if ((sfs_openfile_writes(flags) && !in->kwritable) || (reads && !in->readable))
 		ok = false;
 	if (ok && sfs_openfile_writes(flags)) {
@@ -306,7 +312,8 @@ int sfs_inode_evict_cached(void)
 	return n;
 }
 
-struct sfs_inode *sfs_inode_open(int appfd, const struct stat *st, int flags, bool *shared)
+struct sfs_inode *sfs_inode_open(int appfd, const struct stat *st, int flags, int cloexec,
+				 bool *shared)
 {
 	sfs_mutex_lock(&table_lock);
 	struct sfs_inode *in = lookup_locked(st->st_dev, st->st_ino);
@@ -315,7 +322,7 @@ struct sfs_inode *sfs_inode_open(int appfd, const struct stat *st, int flags, bo
 		if (from_cache)
 			lru_unlink(in);
 		sfs_mutex_unlock(&table_lock);
-		if (!reuse(in, appfd, flags, from_cache, shared)) {
+		if (!reuse(in, appfd, flags, cloexec, from_cache, shared)) {
 			sfs_inode_put(in);
 			return NULL;
 		}
@@ -323,7 +330,7 @@ struct sfs_inode *sfs_inode_open(int appfd, const struct stat *st, int flags, bo
 	}
 	sfs_mutex_unlock(&table_lock);
 
-	struct sfs_inode *fresh = create(appfd, st, flags);
+	struct sfs_inode *fresh = create(appfd, st, flags, cloexec);
 	if (!fresh)
 		return NULL;
 	*shared = true;
@@ -342,7 +349,7 @@ struct sfs_inode *sfs_inode_open(int appfd, const struct stat *st, int flags, bo
 		lru_unlink(in);
 	sfs_mutex_unlock(&table_lock);
 	destroy(fresh);
-	if (!reuse(in, appfd, flags, from_cache, shared)) {
+	if (!reuse(in, appfd, flags, cloexec, from_cache, shared)) {
 		sfs_inode_put(in);
 		return NULL;
 	}

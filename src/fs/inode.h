@@ -26,7 +26,9 @@
  *
  * One open file description. The library's descriptor (kfd) is a duplicate
  * of the application's: an application's O_WRONLY open is replaced by an
- * O_RDWR one of the same file (a mapping needs read access), O_APPEND is
+ * O_RDWR one of the same file (a mapping needs read access) before the
+ * file's first lease (not at the open: a file written a few times and
+ * closed never is, and stays on the kernel's path), O_APPEND is
  * kept off the kernel's open file while the library serves it (its
  * pwrites must not append; the library appends itself), and a second open
  * of the same file in this process shares the first one's open file
@@ -75,6 +77,9 @@ struct sfs_inode {
 	bool readable;	/* kfd is not O_WRONLY */
 	bool kwritable; /* kfd is open for writing (O_RDWR, or an O_WRONLY the kernel serves) */
 	bool mergeable; /* another open of the file may share kfd's open file */
+	/* kfd is still the application's O_WRONLY open: replaced by an O_RDWR
+	 * one before the first lease (sfs_openfile_widen), under the lock. */
+	bool widen;
 
 	pthread_mutex_t lock; /* the writer lock */
 	atomic_int barrier;   /* non-zero: a structural change is running */
@@ -179,9 +184,11 @@ struct sfs_inode {
 /* The inode object for the regular file open at appfd (st from fstat of it),
  * created or found, with a reference for the caller. NULL when the file
  * cannot be managed (the library's own descriptor could not be opened).
+ * cloexec: whether appfd is close-on-exec, -1 when the caller does not know.
  * *shared: appfd now refers to the inode's open file (kfd's); otherwise it
  * keeps its own, untouched. */
-struct sfs_inode *sfs_inode_open(int appfd, const struct stat *st, int flags, bool *shared);
+struct sfs_inode *sfs_inode_open(int appfd, const struct stat *st, int flags, int cloexec,
+				 bool *shared);
 
 /* A reference to the inode (dev, ino) if this process has it, else NULL. */
 struct sfs_inode *sfs_inode_find(dev_t dev, ino_t ino);

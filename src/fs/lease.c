@@ -21,6 +21,7 @@
 #include "logged.h"
 #include "../util/signals.h"
 #include "data.h"
+#include "openfile.h"
 
 /* Data operations on a file that is not leased before the library asks
  * for a lease: a file read or written once or twice is cheaper left to
@@ -181,6 +182,8 @@ bool sfs_lease_take_locked(struct sfs_inode *in, bool force)
 		return false;
 	if (!start())
 		return false;
+	if (in->widen && !sfs_openfile_widen(in))
+		return false; /* a write-only open the library cannot read */
 	int sig = sfs_lease_sig();
 	int type = in->kwritable ? F_WRLCK : F_RDLCK;
 	/* The signal first (releasing a lease forgets it), the lease, then

@@ -13,6 +13,7 @@
 #include "fdtable.h"
 #include "inode.h"
 #include "dax.h"
+#include "kernel_files.h"
 
 /* A new open file of the file open at fd, with access mode acc (O_RDWR or
  * O_RDONLY), or -errno. Through /proc: the kernel checks the caller's
@@ -25,26 +26,48 @@ static int reopen(int fd, int acc)
 	return kfd < 0 ? -errno : kfd;
 }
 
-int sfs_openfile_replace(int nfd, int appfd)
+int sfs_openfile_replace(int nfd, int appfd, int cloexec)
 {
-	int fdflags = sfs_real.fcntl(appfd, F_GETFD);
-	if (fdflags < 0)
-		return -errno;
-	if (sfs_real.dup3(nfd, appfd, (fdflags & FD_CLOEXEC) ? O_CLOEXEC : 0) < 0)
+	if (cloexec < 0) {
+		int fdflags = sfs_real.fcntl(appfd, F_GETFD);
+		if (fdflags < 0)
+			return -errno;
+		cloexec = (fdflags & FD_CLOEXEC) != 0;
+	}
+	if (sfs_real.dup3(nfd, appfd, cloexec ? O_CLOEXEC : 0) < 0)
 		return -errno;
 	return 0;
 }
 
-bool sfs_openfile_prepare(int appfd, int flags, bool locks, bool *mergeable)
+/* Takes O_APPEND off the open file at fd; false when the kernel refuses
+ * (an append-only file, chattr +a). */
+static bool drop_append(int fd)
+{
+	int fl = sfs_real.fcntl(fd, F_GETFL);
+	return fl >= 0 && sfs_real.fcntl(fd, F_SETFL, fl & ~O_APPEND) == 0;
+}
+
+bool sfs_openfile_prepare(int appfd, int flags, int cloexec, bool locks, bool *widen,
+			  bool *mergeable)
 {
 	*mergeable = !locks;
+	if (widen)
+		*widen = false;
 	if ((flags & O_ACCMODE) == O_RDONLY)
 		return false;
+	if ((flags & O_ACCMODE) == O_WRONLY && widen && !locks) {
+		/* Widened when the file is first leased (sfs_openfile_widen):
+		 * a file written a few times and closed stays the kernel's, and
+		 * never pays for the reopen. */
+		*widen = !(flags & O_APPEND) || drop_append(appfd);
+		*mergeable = *widen;
+		return false;
+	}
 	if ((flags & O_ACCMODE) == O_WRONLY) {
 		/* Replacing the open closes one of the file's descriptors, which
 		 * would drop the process's POSIX locks on it. */
 		int nfd = locks ? -EPERM : reopen(appfd, O_RDWR);
-		if (nfd < 0 || sfs_openfile_replace(nfd, appfd) != 0) {
+		if (nfd < 0 || sfs_openfile_replace(nfd, appfd, cloexec) != 0) {
 			if (nfd >= 0)
 				sfs_real.close(nfd);
 			*mergeable = false;
@@ -56,30 +79,27 @@ bool sfs_openfile_prepare(int appfd, int flags, bool locks, bool *mergeable)
 			       (fl & ~O_APPEND) | (flags & (O_NONBLOCK | O_NOATIME)));
 		return true;
 	}
-	if (flags & O_APPEND) {
-		int fl = sfs_real.fcntl(appfd, F_GETFL);
-		if (fl < 0 || sfs_real.fcntl(appfd, F_SETFL, fl & ~O_APPEND) != 0) {
-			*mergeable = false; /* an append-only file (chattr +a) */
-			return false;
-		}
+	if ((flags & O_APPEND) && !drop_append(appfd)) {
+		*mergeable = false; /* an append-only file (chattr +a) */
+		return false;
 	}
 	return true;
 }
 
-bool sfs_openfile_upgrade(struct sfs_inode *in, int appfd, int flags)
+/* Makes kfd, a readable and writable open file of in's file with no
+ * O_APPEND, the inode's, for every application descriptor of it but
+ * except: the old one is closed. Returns false, changing nothing, when
+ * the inode has more descriptors than it can follow. Caller holds the
+ * lock; no lease is held. */
+static bool install_rdwr(struct sfs_inode *in, int kfd, int except)
 {
-	bool mergeable;
-	if (!sfs_openfile_prepare(appfd, flags, false, &mergeable) || !mergeable)
-		return false;
-	int kfd = sfs_real.fcntl(appfd, F_DUPFD_CLOEXEC, sfs_g.fd_floor);
-	if (kfd < 0)
-		return false;
-	sfs_fd_set_internal(kfd, true);
 	int fds[64];
 	int n = sfs_inode_app_fds(in, fds, 64);
-	for (int i = 0; i < SFS_MIN(n, 64); i++)
-		if (fds[i] != appfd)
-			sfs_openfile_replace(kfd, fds[i]);
+	if (n > 64)
+		return false;
+	for (int i = 0; i < n; i++)
+		if (fds[i] != except)
+			sfs_openfile_replace(kfd, fds[i], -1);
 	sfs_barrier_close(in);
 	sfs_map_drop_all(&in->maps); /* read-only chunks of the old open file */
 	int old = in->kfd;
@@ -87,8 +107,54 @@ bool sfs_openfile_upgrade(struct sfs_inode *in, int appfd, int flags)
 	in->writable = true;
 	in->readable = true;
 	in->kwritable = true;
+	in->widen = false;
 	sfs_inode_dax_setup(in);
 	sfs_barrier_open(in);
+	sfs_inode_maps_follow_writers(in); /* writable mappings for its writers */
 	sfs_internal_close(old);
 	return true;
+}
+
+bool sfs_openfile_upgrade(struct sfs_inode *in, int appfd, int flags)
+{
+	bool mergeable;
+	if (!sfs_openfile_prepare(appfd, flags, -1, false, NULL, &mergeable) || !mergeable)
+		return false;
+	int kfd = sfs_real.fcntl(appfd, F_DUPFD_CLOEXEC, sfs_g.fd_floor);
+	if (kfd < 0)
+		return false;
+	sfs_fd_set_internal(kfd, true);
+	if (!install_rdwr(in, kfd, appfd)) {
+		sfs_internal_close(kfd);
+		return false;
+	}
+	return true;
+}
+
+bool sfs_openfile_widen(struct sfs_inode *in)
+{
+	bool locks = atomic_load(&in->posix_locks) || sfs_posix_locked(in->dev, in->ino);
+	int nfd = locks || !in->mergeable ? -EPERM : reopen(in->kfd, O_RDWR);
+	int kfd = -1;
+	if (nfd >= 0) {
+		/* The status flags the application opened with, less O_APPEND
+		 * (kfd's open file has none: sfs_openfile_prepare). */
+		int fl = sfs_real.fcntl(in->kfd, F_GETFL);
+		if (fl >= 0)
+			sfs_real.fcntl(nfd, F_SETFL, fl & (O_NONBLOCK | O_NOATIME));
+		kfd = sfs_real.fcntl(nfd, F_DUPFD_CLOEXEC, sfs_g.fd_floor);
+		sfs_real.close(nfd);
+	}
+	if (kfd >= 0) {
+		sfs_fd_set_internal(kfd, true);
+		if (install_rdwr(in, kfd, -1))
+			return true;
+		sfs_internal_close(kfd);
+	}
+	/* No read access (a write-only file mode), POSIX locks that a swap
+	 * would drop, or opens that do not share: the kernel's for good. */
+	in->widen = false;
+	in->mergeable = false;
+	in->lease_never = true;
+	return false;
 }

@@ -16,18 +16,29 @@ static inline bool sfs_openfile_writes(int flags)
 }
 
 /* Makes the application's descriptor appfd refer to the open file of nfd
- * instead of its own (closing that one), keeping appfd's close-on-exec. 0
- * or -errno. */
-int sfs_openfile_replace(int nfd, int appfd);
+ * instead of its own (closing that one), keeping appfd's close-on-exec
+ * (cloexec: whether it is set, when the caller knows; -1: asked). 0 or
+ * -errno. */
+int sfs_openfile_replace(int nfd, int appfd, int cloexec);
 
 /* The kernel's open file behind appfd as the library needs it: readable
  * (a mapping needs read access) and without O_APPEND (the library's
  * pwrites must not append). An O_WRONLY open is replaced by an O_RDWR one
- * of the same file, unless the process holds POSIX locks on it (locks).
- * Returns whether the library may write through it; *mergeable: whether
- * later opens may share it. The application's view of its flags stays in
- * its struct sfs_file. */
-bool sfs_openfile_prepare(int appfd, int flags, bool locks, bool *mergeable);
+ * of the same file, unless the process holds POSIX locks on it (locks);
+ * with widen given, not now: *widen says it is to be done before the
+ * file's first lease (sfs_openfile_widen). Returns whether the library may
+ * write through it now; *mergeable: whether later opens may share it. The
+ * application's view of its flags stays in its struct sfs_file. cloexec:
+ * as for sfs_openfile_replace. */
+bool sfs_openfile_prepare(int appfd, int flags, int cloexec, bool locks, bool *widen,
+			  bool *mergeable);
+
+/* The inode's write-only open file (in->widen) is replaced by a readable
+ * one, for every descriptor of the inode, before the file's first lease.
+ * False when it cannot be (no read permission, POSIX locks, opens that do
+ * not share it): the file is then the kernel's for good (lease_never).
+ * Caller holds the lock; no lease is held. */
+bool sfs_openfile_widen(struct sfs_inode *in);
 
 /* A writer opens a file whose shared open file is read-only: the writer's
  * open (made readable) becomes the shared one, for every descriptor of the

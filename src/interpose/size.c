@@ -58,7 +58,7 @@ static long truncate_logged(const char *path, off_t len)
 	int fd = sfs_real.open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return SFS_E_KERNEL;
-	sfs_manage(fd, O_WRONLY);
+	sfs_manage(fd, O_WRONLY | O_CLOEXEC);
 	struct sfs_file *f = sfs_fd_get(fd);
 	long r = f ? sfs_inode_truncate(f->inode, fd, NULL, len) : SFS_E_KERNEL;
 	if (f)
