@@ -96,12 +96,15 @@ SFS_EXPORT int ioctl(int fd, unsigned long req, ...)
 	bool all = touches_other_files(req);
 	if (all)
 		sfs_flush_all();
-	/* The offset too: FIONREAD answers size minus the kernel's offset. */
+	/* The offset too: FIONREAD answers size minus the kernel's offset
+	 * (clone, dedupe and exchange take theirs in the argument). */
 	struct sfs_kview kv;
-	sfs_kview_begin(&kv, fd, true);
+	sfs_kview_begin(&kv, fd, !all);
 	int r = sfs_real.ioctl(fd, req, arg);
 	sfs_kview_end(&kv);
-	if (all) {
+	/* A clone changes fd's file alone (kview_end re-read it) and a dedupe
+	 * no file's bytes; an exchange changes the other file too. */
+	if (all && req != FICLONE && req != FICLONERANGE && req != FIDEDUPERANGE) {
 		int saved = errno;
 		sfs_inode_foreach(resync_one, NULL);
 		errno = saved;
