@@ -23,7 +23,7 @@
 /* The background thread evicts 50 ms after a close: about twenty times in a
  * run, each time most likely between a close and the next open. */
 #define ROUNDS 2000
-#define WRITES 6 /* more than the library's ops before a POSIX-mode lease */
+#define WRITES 20 /* more than the library's ops before a POSIX-mode lease */
 #define RECLEN 64
 
 static void rounds(const char *path)
