@@ -199,8 +199,8 @@ static struct sfs_inode *create(int appfd, const struct stat *st, int flags, int
  * shares the inode's open file when it can (one open file per process and
  * file, so a lease is possible); otherwise the inode stays unleased while
  * both exist. Returns false when the file cannot be managed. */
-static bool reuse(struct sfs_inode *in, int appfd, int flags, int cloexec, bool from_cache,
-		  bool *shared)
+static bool reuse(struct sfs_inode *in, int appfd, int flags, int cloexec, int64_t opened_size,
+		  bool from_cache, bool *shared)
 {
 	bool locks = atomic_load(&in->posix_locks) || sfs_posix_locked(in->dev, in->ino);
 	sfs_inode_lock(in);
@@ -216,6 +216,12 @@ static bool reuse(struct sfs_inode *in, int appfd, int flags, int cloexec, bool 
 		sfs_openfile_widen(in);
 	if (locks) {
 		in->mergeable = false;
+	} else if (in->mergeable && !sfs_openfile_writes(flags) && in->readable) {
+		/* A reader keeps its own open file for now: reads go through
+		 * kfd anyway, and the lease, if the file earns one, merges it
+		 * first (sfs_openfile_merge). A dup3 and the close of an open
+		 * file fewer for every reopen of a file read a few times. */
+		in->apart = true;
 	} else if (in->mergeable && (in->writable || in->widen || !sfs_openfile_writes(flags))) {
 		*shared = sfs_openfile_replace(in->kfd, appfd, cloexec) == 0;
 		in->mergeable = *shared;
@@ -243,10 +249,16 @@ static bool reuse(struct sfs_inode *in, int appfd, int flags, int cloexec, bool 
 		sfs_barrier_open(in);
 	}
 	/* Coming out of the cache, or truncated by this open: the kernel's
-	 * size is the truth (another process may have changed the file). */
+	 * size is the truth (another process may have changed the file). The
+	 * caller's fstat, taken before the lock, is enough when it shows the
+	 * size the inode has: a relink or truncation of ours since would have
+	 * changed ksize (resync_locked says why the size is read under the
+	 * lock). */
 	if (ok && (from_cache || (flags & O_TRUNC))) {
 		sfs_inode_kernel_changed(in);
-		sfs_inode_resync_locked(in);
+		if (atomic_load(&in->staged) || atomic_load(&in->ksize) != opened_size ||
+		    atomic_load(&in->size) != opened_size)
+			sfs_inode_resync_locked(in);
 	}
 	sfs_inode_unlock(in);
 	return ok;
@@ -322,7 +334,7 @@ struct sfs_inode *sfs_inode_open(int appfd, const struct stat *st, int flags, in
 		if (from_cache)
 			lru_unlink(in);
 		sfs_mutex_unlock(&table_lock);
-		if (!reuse(in, appfd, flags, cloexec, from_cache, shared)) {
+		if (!reuse(in, appfd, flags, cloexec, st->st_size, from_cache, shared)) {
 			sfs_inode_put(in);
 			return NULL;
 		}
@@ -349,7 +361,7 @@ struct sfs_inode *sfs_inode_open(int appfd, const struct stat *st, int flags, in
 		lru_unlink(in);
 	sfs_mutex_unlock(&table_lock);
 	destroy(fresh);
-	if (!reuse(in, appfd, flags, cloexec, from_cache, shared)) {
+	if (!reuse(in, appfd, flags, cloexec, st->st_size, from_cache, shared)) {
 		sfs_inode_put(in);
 		return NULL;
 	}

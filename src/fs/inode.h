@@ -32,7 +32,9 @@
  * kept off the kernel's open file while the library serves it (its
  * pwrites must not append; the library appends itself), and a second open
  * of the same file in this process shares the first one's open file
- * (dup3). The kernel sees one open file per process and file, which is
+ * (dup3), except a reader's, which keeps its own until the file is leased
+ * (in->apart: a file reopened to be read a few times pays no dup3). When
+ * leased, the kernel sees one open file per process and file, which is
  * what a lease needs; the application's view of each of its opens (its
  * flags, its offset) lives in its struct sfs_file, and is given back to
  * the kernel when the file is left to it (process.h). A process holding
@@ -80,6 +82,9 @@ struct sfs_inode {
 	/* kfd is still the application's O_WRONLY open: replaced by an O_RDWR
 	 * one before the first lease (sfs_openfile_widen), under the lock. */
 	bool widen;
+	/* Some application reader has an open file of its own (reuse): merged
+	 * into kfd's before a lease (sfs_openfile_merge), under the lock. */
+	bool apart;
 
 	pthread_mutex_t lock; /* the writer lock */
 	atomic_int barrier;   /* non-zero: a structural change is running */

@@ -188,6 +188,8 @@ bool sfs_lease_take_locked(struct sfs_inode *in, bool force)
 		return false;
 	if (in->widen && !sfs_openfile_widen(in))
 		return false; /* a write-only open the library cannot read */
+	if (in->apart && !sfs_openfile_merge(in))
+		return false; /* the kernel would refuse it: two open files */
 	int sig = sfs_lease_sig();
 	int type = in->kwritable ? F_WRLCK : F_RDLCK;
 	/* The signal first (releasing a lease forgets it), the lease, then

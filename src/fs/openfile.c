@@ -11,6 +11,7 @@
 #include "../sys/real.h"
 #include "../util/compiler.h"
 #include "fdtable.h"
+#include "file.h"
 #include "inode.h"
 #include "dax.h"
 #include "kernel_files.h"
@@ -93,13 +94,19 @@ bool sfs_openfile_prepare(int appfd, int flags, int cloexec, bool locks, bool *w
  * lock; no lease is held. */
 static bool install_rdwr(struct sfs_inode *in, int kfd, int except)
 {
-	int fds[64];
-	int n = sfs_inode_app_fds(in, fds, 64);
-	if (n > 64)
+	if (sfs_inode_app_fds(in, NULL, 0) > 64)
 		return false;
-	for (int i = 0; i < n; i++)
-		if (fds[i] != except)
-			sfs_openfile_replace(kfd, fds[i], -1);
+	int limit = sfs_fd_limit();
+	for (int fd = 0; fd < limit; fd++) {
+		struct sfs_file *f = sfs_fd_get(fd);
+		if (!f)
+			continue;
+		/* Readers apart too (in->apart): all share kfd's from now on. */
+		if (f->inode == in && fd != except && sfs_openfile_replace(kfd, fd, -1) == 0)
+			f->kshared = true;
+		sfs_file_put(f);
+	}
+	in->apart = false;
 	sfs_barrier_close(in);
 	sfs_map_drop_all(&in->maps); /* read-only chunks of the old open file */
 	int old = in->kfd;
@@ -157,4 +164,27 @@ bool sfs_openfile_widen(struct sfs_inode *in)
 	in->mergeable = false;
 	in->lease_never = true;
 	return false;
+}
+
+bool sfs_openfile_merge(struct sfs_inode *in)
+{
+	if (atomic_load(&in->posix_locks) || sfs_posix_locked(in->dev, in->ino))
+		return false; /* replacing an open file would drop the locks */
+	bool all = true;
+	int limit = sfs_fd_limit();
+	for (int fd = 0; fd < limit; fd++) {
+		struct sfs_file *f = sfs_fd_get(fd);
+		if (!f)
+			continue;
+		if (f->inode == in && !f->kshared) {
+			if ((sfs_file_flags(f) & O_ACCMODE) == O_RDONLY &&
+			    sfs_openfile_replace(in->kfd, fd, -1) == 0)
+				f->kshared = true;
+			else
+				all = false;
+		}
+		sfs_file_put(f);
+	}
+	in->apart = !all;
+	return all;
 }

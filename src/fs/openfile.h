@@ -40,6 +40,13 @@ bool sfs_openfile_prepare(int appfd, int flags, int cloexec, bool locks, bool *w
  * Caller holds the lock; no lease is held. */
 bool sfs_openfile_widen(struct sfs_inode *in);
 
+/* The application's readers that kept an open file of their own
+ * (in->apart) are pointed at kfd's, so that the process has one open file
+ * of the file and a lease is possible. False when one cannot be (POSIX
+ * locks, a writer apart): the lease is then refused as before. Caller
+ * holds the lock; no lease is held. */
+bool sfs_openfile_merge(struct sfs_inode *in);
+
 /* A writer opens a file whose shared open file is read-only: the writer's
  * open (made readable) becomes the shared one, for every descriptor of the
  * inode. Caller holds the lock; no lease is held. */
