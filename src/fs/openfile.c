@@ -87,25 +87,38 @@ bool sfs_openfile_prepare(int appfd, int flags, int cloexec, bool locks, bool *w
 	return true;
 }
 
-/* Makes kfd, a readable and writable open file of in's file with no
- * O_APPEND, the inode's, for every application descriptor of it but
- * except: the old one is closed. Returns false, changing nothing, when
- * the inode has more descriptors than it can follow. Caller holds the
- * lock; no lease is held. */
-static bool install_rdwr(struct sfs_inode *in, int kfd, int except)
+/* Points the application's descriptors of in, but except, at kfd's open
+ * file and marks their files as sharing it (so that a fork gives each back
+ * at its own offset); apart_only: only those that do not share it yet, and
+ * those must be readers (kfd may be read-only). Returns whether every one
+ * it had to point was. */
+static bool point_at_kfd(struct sfs_inode *in, int kfd, int except, bool apart_only)
 {
-	if (sfs_inode_app_fds(in, NULL, 0) > 64)
-		return false;
+	bool all = true;
 	int limit = sfs_fd_limit();
 	for (int fd = 0; fd < limit; fd++) {
 		struct sfs_file *f = sfs_fd_get(fd);
 		if (!f)
 			continue;
-		/* Readers apart too (in->apart): all share kfd's from now on. */
-		if (f->inode == in && fd != except && sfs_openfile_replace(kfd, fd, -1) == 0)
-			f->kshared = true;
+		if (f->inode == in && fd != except && !(apart_only && f->kshared)) {
+			if ((!apart_only || (sfs_file_flags(f) & O_ACCMODE) == O_RDONLY) &&
+			    sfs_openfile_replace(kfd, fd, -1) == 0)
+				f->kshared = true;
+			else
+				all = false;
+		}
 		sfs_file_put(f);
 	}
+	return all;
+}
+
+/* Makes kfd, a readable and writable open file of in's file with no
+ * O_APPEND, the inode's, for every application descriptor of it but
+ * except (readers apart too): the old one is closed. Caller holds the
+ * lock; no lease is held. */
+static void install_rdwr(struct sfs_inode *in, int kfd, int except)
+{
+	point_at_kfd(in, kfd, except, false);
 	in->apart = false;
 	sfs_barrier_close(in);
 	sfs_map_drop_all(&in->maps); /* read-only chunks of the old open file */
@@ -119,7 +132,6 @@ static bool install_rdwr(struct sfs_inode *in, int kfd, int except)
 	sfs_barrier_open(in);
 	sfs_inode_maps_follow_writers(in); /* writable mappings for its writers */
 	sfs_internal_close(old);
-	return true;
 }
 
 bool sfs_openfile_upgrade(struct sfs_inode *in, int appfd, int flags)
@@ -131,10 +143,7 @@ bool sfs_openfile_upgrade(struct sfs_inode *in, int appfd, int flags)
 	if (kfd < 0)
 		return false;
 	sfs_fd_set_internal(kfd, true);
-	if (!install_rdwr(in, kfd, appfd)) {
-		sfs_internal_close(kfd);
-		return false;
-	}
+	install_rdwr(in, kfd, appfd);
 	return true;
 }
 
@@ -154,9 +163,8 @@ bool sfs_openfile_widen(struct sfs_inode *in)
 	}
 	if (kfd >= 0) {
 		sfs_fd_set_internal(kfd, true);
-		if (install_rdwr(in, kfd, -1))
-			return true;
-		sfs_internal_close(kfd);
+		install_rdwr(in, kfd, -1);
+		return true;
 	}
 	/* No read access (a write-only file mode), POSIX locks that a swap
 	 * would drop, or opens that do not share: the kernel's for good. */
@@ -170,21 +178,6 @@ bool sfs_openfile_merge(struct sfs_inode *in)
 {
 	if (atomic_load(&in->posix_locks) || sfs_posix_locked(in->dev, in->ino))
 		return false; /* replacing an open file would drop the locks */
-	bool all = true;
-	int limit = sfs_fd_limit();
-	for (int fd = 0; fd < limit; fd++) {
-		struct sfs_file *f = sfs_fd_get(fd);
-		if (!f)
-			continue;
-		if (f->inode == in && !f->kshared) {
-			if ((sfs_file_flags(f) & O_ACCMODE) == O_RDONLY &&
-			    sfs_openfile_replace(in->kfd, fd, -1) == 0)
-				f->kshared = true;
-			else
-				all = false;
-		}
-		sfs_file_put(f);
-	}
-	in->apart = !all;
-	return all;
+	in->apart = !point_at_kfd(in, in->kfd, -1, true);
+	return !in->apart;
 }

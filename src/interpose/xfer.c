@@ -70,10 +70,14 @@ SFS_EXPORT ssize_t splice(int in, off_t *inoff, int out, off_t *outoff, size_t n
 /* Ioctls that read another file's blocks (clone, dedupe, exchange): every
  * file must be complete in the kernel, and every size re-read after. */
 #define SFS_XFS_IOC_EXCHANGE_RANGE_NR 129
+static bool is_exchange(unsigned long req)
+{
+	return _IOC_TYPE(req) == 'X' && _IOC_NR(req) == SFS_XFS_IOC_EXCHANGE_RANGE_NR;
+}
+
 static bool touches_other_files(unsigned long req)
 {
-	return req == FICLONE || req == FICLONERANGE || req == FIDEDUPERANGE ||
-	       (_IOC_TYPE(req) == 'X' && _IOC_NR(req) == SFS_XFS_IOC_EXCHANGE_RANGE_NR);
+	return req == FICLONE || req == FICLONERANGE || req == FIDEDUPERANGE || is_exchange(req);
 }
 
 static void resync_one(struct sfs_inode *in, void *unused)
@@ -104,7 +108,7 @@ SFS_EXPORT int ioctl(int fd, unsigned long req, ...)
 	sfs_kview_end(&kv);
 	/* A clone changes fd's file alone (kview_end re-read it) and a dedupe
 	 * no file's bytes; an exchange changes the other file too. */
-	if (all && req != FICLONE && req != FICLONERANGE && req != FIDEDUPERANGE) {
+	if (is_exchange(req)) {
 		int saved = errno;
 		sfs_inode_foreach(resync_one, NULL);
 		errno = saved;

@@ -159,7 +159,7 @@ static size_t map_len(int kind, const struct pooled *p)
 
 static void destroy(int kind, struct pooled *p)
 {
-	sfs_stage_unpark(p->hfd, kind == SFS_STAGE_FILE, p->parked, p->park_id);
+	sfs_stage_unpark(kind == SFS_STAGE_FILE, p->parked, p->park_id);
 	munmap(p->map, map_len(kind, p));
 	if (kind == SFS_STAGE_RING)
 		rings_out--;

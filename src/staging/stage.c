@@ -123,26 +123,28 @@ void sfs_stage_unbind(struct sfs_stage *st)
 	st->bound = false;
 }
 
-void sfs_stage_unpark(int hfd, bool file, bool parked, uint64_t park_id)
+/* Unlinks the idle names of the store parked as id. */
+static void unlink_parked(uint64_t id, bool file)
 {
-	(void)hfd;
+	char park[SFS_STORE_NAME_MAX + 8];
+	sfs_store_park_name(park, sizeof(park), sfs_g.euid, id);
+	unlink_store(park, file);
+}
+
+void sfs_stage_unpark(bool file, bool parked, uint64_t park_id)
+{
 	if (!parked)
 		return;
-	char park[SFS_STORE_NAME_MAX + 8];
-	sfs_store_park_name(park, sizeof(park), sfs_g.euid, park_id);
 	forget_parked(parked_key(park_id, file));
-	unlink_store(park, file);
+	unlink_parked(park_id, file);
 }
 
 void sfs_stage_unpark_all(void)
 {
 	for (int i = 0; i < MAX_PARKED; i++) {
 		uint64_t key = atomic_exchange(&parked_ids[i], 0);
-		if (!key)
-			continue;
-		char park[SFS_STORE_NAME_MAX + 8];
-		sfs_store_park_name(park, sizeof(park), sfs_g.euid, key >> 1);
-		unlink_store(park, key & 1);
+		if (key)
+			unlink_parked(key >> 1, key & 1);
 	}
 }
 
@@ -209,17 +211,15 @@ static int bind_store(struct sfs_stage *st, int kfd, dev_t dev, ino_t ino)
 			sfs_store_park_name(park, sizeof(park), sfs_g.euid, st->park_id);
 			int rc = rename_store(park, name, st->kind == SFS_STAGE_FILE,
 					      RENAME_NOREPLACE);
-			if (rc == 0) {
+			/* ENOENT: its idle name was removed (sfs_stage_unpark_all
+			 * before an exec that failed): spent. */
+			if (rc == 0 || rc == -ENOENT) {
 				st->parked = false;
+				st->spent = rc != 0;
 				forget_parked(parked_key(st->park_id, st->kind == SFS_STAGE_FILE));
+			}
+			if (rc == 0)
 				break;
-			}
-			if (rc ==
-			    -ENOENT) { /* removed (sfs_stage_unpark_all before an exec that failed) */
-				st->parked = false;
-				st->spent = true;
-				forget_parked(parked_key(st->park_id, st->kind == SFS_STAGE_FILE));
-			}
 			if (rc != -EEXIST || attempt > 0)
 				return rc;
 			sfs_adopt_for_open(kfd, dev, ino, false);

@@ -65,7 +65,7 @@ void sfs_stage_unbind(struct sfs_stage *st);
 void sfs_stage_detach(struct sfs_stage *st);
 
 /* Removes a parked store's names (it is being destroyed by its owner). */
-void sfs_stage_unpark(int hfd, bool file, bool parked, uint64_t park_id);
+void sfs_stage_unpark(bool file, bool parked, uint64_t park_id);
 
 /* The process is leaving (exit, _exit, a fatal signal, exec): every parked
  * store's name goes, so that no store outlives it by name. A store parked
