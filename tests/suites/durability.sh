@@ -14,6 +14,7 @@ RUNS=${DURABILITY_RUNS:-50}
 FIRST=${DURABILITY_SEED:-1}
 
 rc=0
+failed="" # the failures again, at the end, where a log's tail shows them
 for how in kernel splitfs splitfs-exchange; do
 	dir=$WORK/$how
 	mkdir -p "$dir"
@@ -31,8 +32,9 @@ for how in kernel splitfs splitfs-exchange; do
 			echo "ok   $how $(grep '^seed ' <<<"$out")"
 			grep -v '^seed ' <<<"$out" | sed 's/^/    /'  # warnings, if any
 		else
-			echo "FAIL $how seed $seed (exit $r):"
-			sed 's/^/    /' <<<"$out"
+			msg="FAIL $how seed $seed (exit $r):"$'\n'$(sed 's/^/    /' <<<"$out")
+			echo "$msg"
+			failed+="$msg"$'\n'
 			fails=$((fails + 1))
 		fi
 	done
@@ -40,5 +42,9 @@ for how in kernel splitfs splitfs-exchange; do
 	printf '== %s: %d of %d runs failed (%.1fs)\n' "$how" "$fails" "$RUNS" "$(echo "$t1 - $t0" | bc)"
 	[ $fails -eq 0 ] || rc=1
 done
+if [ $rc -ne 0 ]; then
+	echo "== the failed runs again:"
+	printf '%s' "$failed" | head -n 12 # run.sh shows a log's last 15 lines
+fi
 [ $rc -eq 0 ] || die "fsync'ed appends lost or damaged after SIGKILL (see above)"
 echo "fsync'ed appends survived SIGKILL in every run"
