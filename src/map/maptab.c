@@ -31,8 +31,13 @@ static _Atomic(char *) *leaf(struct sfs_maptab *t, uint64_t idx, bool create)
 		return NULL;
 	_Atomic(char *) *expect = NULL;
 	if (atomic_compare_exchange_strong_explicit(&t->dir[hi], &expect, fresh,
-						    memory_order_acq_rel, memory_order_acquire))
+						    memory_order_acq_rel, memory_order_acquire)) {
+		int top = atomic_load(&t->top);
+		while (top < (int)hi + 1 &&
+		       !atomic_compare_exchange_weak(&t->top, &top, (int)hi + 1))
+			;
 		return fresh;
+	}
 	free(fresh);
 	return expect;
 }
@@ -119,7 +124,8 @@ char *sfs_map_get(struct sfs_maptab *t, int fd, uint64_t off, int prot, bool laz
 static void walk(struct sfs_maptab *t, bool unmap)
 {
 	size_t len = (size_t)1 << sfs_g.map_shift;
-	for (int i = 0; i < SFS_MAP_FANOUT; i++) {
+	int top = atomic_exchange(&t->top, 0);
+	for (int i = 0; i < top; i++) {
 		_Atomic(char *) *l = atomic_load(&t->dir[i]);
 		if (!l)
 			continue;
@@ -139,7 +145,8 @@ int sfs_map_protect_all(struct sfs_maptab *t, int prot)
 {
 	size_t len = (size_t)1 << sfs_g.map_shift;
 	int rc = 0;
-	for (int i = 0; i < SFS_MAP_FANOUT; i++) {
+	int top = atomic_load(&t->top);
+	for (int i = 0; i < top; i++) {
 		_Atomic(char *) *l = atomic_load(&t->dir[i]);
 		for (int j = 0; l && j < SFS_MAP_FANOUT; j++) {
 			char *p = atomic_load(&l[j]);

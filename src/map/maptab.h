@@ -17,6 +17,10 @@
 
 struct sfs_maptab {
 	_Atomic(_Atomic(char *) *) dir[SFS_MAP_FANOUT];
+	/* 1 + the highest index of dir that holds a leaf (0: none), so that
+	 * a file never mapped (most files) costs no scan of dir when its
+	 * mappings are protected or dropped. */
+	atomic_int top;
 	/* Writable chunks are mapped MAP_SYNC (a DAX file whose stores the
 	 * library flushes itself: a write fault makes the blocks' metadata
 	 * durable before it returns). Cleared, for good, when the kernel
