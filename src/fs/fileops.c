@@ -13,6 +13,7 @@
 
 #include "../sys/global.h"
 #include "../sys/real.h"
+#include "../sys/statq.h"
 #include "../util/compiler.h"
 #include "../util/guard.h"
 #include "data.h"
@@ -49,7 +50,7 @@ static void manage(int fd, int flags, int cloexec, int64_t pos)
 	if (sfs_unlikely(sfs_fd_is_dsync(fd)))
 		sfs_fd_set_dsync(fd, false); /* a number reused behind our back */
 	struct stat st;
-	if (sfs_real.fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != sfs_g.root_dev)
+	if (sfs_fstat_quiet(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != sfs_g.root_dev)
 		goto out;
 	/* O_DIRECT needs the kernel's own I/O path; so do O_SYNC/O_DSYNC in
 	 * POSIX mode (in sync and strict modes every write is synchronous). */
@@ -68,7 +69,7 @@ static void manage(int fd, int flags, int cloexec, int64_t pos)
 	if (known)
 		sfs_inode_put(known);
 	else if (!created && sfs_adopt_for_open(fd, st.st_dev, st.st_ino, (flags & O_TRUNC) != 0) &&
-		 sfs_real.fstat(fd, &st) != 0)
+		 sfs_fstat_quiet(fd, &st) != 0)
 		goto out;
 	struct sfs_inode *in =
 		kernel_only ? NULL : sfs_inode_open(fd, &st, flags, cloexec, &shared);

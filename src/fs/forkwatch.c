@@ -18,6 +18,7 @@
 
 #include "../sys/self.h"
 #include "../sys/real.h"
+#include "../sys/statq.h"
 #include "../util/signals.h"
 #include "../util/stats.h"
 #include "fdtable.h"
@@ -190,7 +191,7 @@ static void find_other_holders(bool *held)
 		struct dirent *f;
 		while ((f = readdir(fds)) != NULL) {
 			struct stat st;
-			if (f->d_name[0] == '.' || sfs_real.fstatat(dfd, f->d_name, &st, 0) != 0 ||
+			if (f->d_name[0] == '.' || sfs_stat_quiet(dfd, f->d_name, 0, &st) != 0 ||
 			    !S_ISREG(st.st_mode))
 				continue;
 			int theirs = atoi(f->d_name);
@@ -219,7 +220,7 @@ static void take_back_all_locked(void)
 		int fd = watched[i].fd;
 		struct stat st;
 		struct sfs_file *f = sfs_fd_get(fd);
-		if (f || sfs_fd_is_internal(fd) || sfs_real.fstat(fd, &st) != 0 ||
+		if (f || sfs_fd_is_internal(fd) || sfs_fstat_quiet(fd, &st) != 0 ||
 		    st.st_dev != watched[i].dev || st.st_ino != watched[i].ino) {
 			if (f)
 				sfs_file_put(f); /* managed again already (reopened) */

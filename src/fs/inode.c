@@ -16,6 +16,7 @@
 #include "../sys/real.h"
 #include "../oplog/oplog.h"
 #include "../staging/pool.h"
+#include "../sys/statq.h"
 #include "../util/compiler.h"
 #include "../util/msg.h"
 #include "flush.h"
@@ -562,7 +563,7 @@ void sfs_inode_resync_locked(struct sfs_inode *in)
 	/* The kernel's size must be read under the lock: one read before it
 	 * could predate a relink of ours and shrink the file back. */
 	struct stat st;
-	if (atomic_load(&in->staged) || sfs_real.fstat(in->kfd, &st) != 0)
+	if (atomic_load(&in->staged) || sfs_fstat_quiet(in->kfd, &st) != 0)
 		return;
 	int64_t kernel_size = st.st_size;
 	if (atomic_load(&in->ksize) == kernel_size && atomic_load(&in->size) == kernel_size)

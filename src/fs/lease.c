@@ -13,6 +13,7 @@
 
 #include "../sys/real.h"
 #include "../oplog/oplog.h"
+#include "../sys/statq.h"
 #include "../util/compiler.h"
 #include "../util/msg.h"
 #include "../util/stats.h"
@@ -226,7 +227,7 @@ bool sfs_lease_take_locked(struct sfs_inode *in, bool force)
 	 * the truth now, and the kernel holds changes only its fsync makes
 	 * durable. Nothing is staged while a file is not leased. */
 	struct stat st;
-	if (sfs_real.fstat(in->kfd, &st) == 0) {
+	if (sfs_fstat_quiet(in->kfd, &st) == 0) {
 		atomic_store(&in->ksize, st.st_size);
 		atomic_store(&in->size, st.st_size);
 	}

@@ -12,6 +12,7 @@
 #include "../sys/global.h"
 #include "../sys/self.h"
 #include "../sys/real.h"
+#include "../sys/statq.h"
 #include "../staging/pool.h"
 #include "../staging/reserve.h"
 #include "../util/compiler.h"
@@ -251,7 +252,7 @@ void sfs_demote_inherited(void)
 	while ((e = readdir(d)) != NULL) {
 		int fd = atoi(e->d_name);
 		struct stat st;
-		if (e->d_name[0] == '.' || fd == self || sfs_real.fstat(fd, &st) != 0)
+		if (e->d_name[0] == '.' || fd == self || sfs_fstat_quiet(fd, &st) != 0)
 			continue;
 		if (!S_ISREG(st.st_mode) || st.st_dev != sfs_g.root_dev)
 			continue;

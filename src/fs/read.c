@@ -12,6 +12,7 @@
 
 #include "../sys/real.h"
 #include "flush.h"
+#include "../sys/statq.h"
 #include "../util/compiler.h"
 #include "../util/stats.h"
 #include "data.h"
@@ -57,7 +58,7 @@ int64_t sfs_inode_size(struct sfs_inode *in)
 	if (leased)
 		return size;
 	struct stat st;
-	return sfs_real.fstat(in->kfd, &st) == 0 ? st.st_size : -errno;
+	return sfs_fstat_quiet(in->kfd, &st) == 0 ? st.st_size : -errno;
 }
 
 /* One copy of [off, off + total of iov) from wherever the bytes are, in

@@ -14,6 +14,7 @@
 #include "../fs/forkwatch.h"
 #include "../fs/inode.h"
 #include "../fs/process.h"
+#include "../sys/statq.h"
 #include "../util/msg.h"
 #include "wrap.h"
 #include "../fs/kernel_files.h"
@@ -173,7 +174,7 @@ static void noted_posix_lock(int fd)
 {
 	struct stat st;
 	int saved = errno;
-	if (sfs_real.fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_dev == sfs_g.root_dev)
+	if (sfs_fstat_quiet(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_dev == sfs_g.root_dev)
 		sfs_posix_locked_add(st.st_dev, st.st_ino);
 	errno = saved;
 }

@@ -14,13 +14,14 @@
 
 #include "../fs/flush.h"
 #include "../fs/inode.h"
+#include "../sys/statq.h"
 #include "wrap.h"
 
 /* The regular file at (dirfd, path) on the managed file system, if any
  * (the name itself, not what a symlink there points to). */
 static bool lookup_at(int dirfd, const char *path, int flags, struct stat *st)
 {
-	return sfs_real.fstatat(dirfd, path, st, flags) == 0 && S_ISREG(st->st_mode) &&
+	return sfs_stat_quiet(dirfd, path, flags, st) == 0 && S_ISREG(st->st_mode) &&
 	       st->st_dev == sfs_g.root_dev;
 }
 

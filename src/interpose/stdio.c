@@ -11,6 +11,7 @@
 #include "../fs/flush.h"
 #include "../fs/inode.h"
 #include "../fs/process.h"
+#include "../sys/statq.h"
 #include "wrap.h"
 
 /* The open(2) flags of a stdio mode: what matters here is O_CREAT. */
@@ -42,7 +43,7 @@ static FILE *handed_to_stdio(FILE *fp, const char *mode)
 	int saved = errno;
 	struct stat st;
 	int fd = fileno(fp);
-	if (fd >= 0 && sfs_real.fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	if (fd >= 0 && sfs_fstat_quiet(fd, &st) == 0 && S_ISREG(st.st_mode) &&
 	    st.st_dev == sfs_g.root_dev)
 		sfs_fd_set_dsync(fd, true);
 	errno = saved;

@@ -10,6 +10,7 @@
 
 #include "../sys/global.h"
 #include "../sys/real.h"
+#include "../sys/statq.h"
 #include "../util/msg.h"
 #include "../util/stats.h"
 
@@ -114,7 +115,7 @@ int sfs_relink_check(const struct sfs_relink_target *t)
 	 * let go: never write the window over a change made since. The window
 	 * stays in its store, which recovery keeps as an orphan. */
 	struct stat st;
-	if (sfs_real.fstat(t->kfd, &st) == 0 && st.st_size != t->ksize) {
+	if (sfs_fstat_quiet(t->kfd, &st) == 0 && st.st_size != t->ksize) {
 		sfs_error("a file was changed by another process while this one had appends "
 			  "staged for it (size %lld, expected %lld): they are not written over "
 			  "the change; they stay in .splitfs for `splitfs recover`",

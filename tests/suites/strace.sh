@@ -9,6 +9,8 @@
 # counts are the program's (plus the few of the CLI and the dynamic loader).
 # A second run forks a child that exits at once before the overwrites: the
 # parent's descriptor must come back to the library (fs/forkwatch.h).
+# A third watches the library's own lookups of a file that dd and head read
+# and write: none may ask for its timestamps (sys/statq.h).
 . "$(dirname "$0")/../lib.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 command -v strace >/dev/null 2>&1 || skip "strace not installed"
@@ -96,6 +98,34 @@ forked=$(strace_calls "$ART/fork.strace" $FAMILY)
 echo "read/write family after the fork: SplitFS $forked (limit < $LIMIT)"
 if [ "$forked" -ge "$LIMIT" ]; then
 	echo "FAIL: after a fork SplitFS makes $forked read/write system calls for $OPS operations"
+	rc=1
+fi
+
+# The library's own lookups of a file ask for no timestamps (sys/statq.h):
+# on kernels with multigrain timestamps a stat that asks for mtime or ctime
+# makes the file's next read pay an access-time update. dd and head make
+# no stat of the file themselves; strace -P keeps the calls on the file
+# (by name or descriptor); any stat but a statx without MTIME/CTIME fails.
+echo "== SplitFS, the library's lookups of a file it reads and writes"
+quiet=$WORK/quiet
+head -c 20000 /dev/urandom >"$quiet"
+strace -f -P "$quiet" -e trace=%stat,%fstat,statx -o "$ART/quiet.strace" \
+	"$SFS_CLI" run --root "$SFS_MNT" -- sh -c 'dd if="$1" of=/dev/null bs=8k status=none &&
+		dd if=/dev/zero of="$1" bs=4k count=2 seek=1 conv=notrunc status=none &&
+		head -c 100 "$1" >/dev/null' sh "$quiet" >"$ART/quiet.out" 2>&1 ||
+	{ echo "FAIL: dd/head under SplitFS (exit $?)"; cat "$ART/quiet.out"; rc=1; }
+looks=$(grep -cE ' (statx|newfstatat|fstatat64|fstat|stat|lstat|fstat64|stat64|lstat64)\(' \
+	"$ART/quiet.strace" || true)
+# A stat without a mask asks for everything; a statx, for its mask.
+loud=$(awk '/ (newfstatat|fstatat64|fstat|stat|lstat|fstat64|stat64|lstat64)\(/ {n++; next}
+	/ statx\(/ {m = $0; sub(/.*statx\([^,]*, "[^"]*", [^,]*, /, "", m); sub(/,.*/, "", m)
+		if (m ~ /MTIME|CTIME|BASIC_STATS|STATX_ALL/) n++}
+	END {print n + 0}' "$ART/quiet.strace")
+echo "  lookups of the file: $looks, asking for timestamps: $loud"
+[ "$looks" -gt 0 ] || { echo "FAIL: strace saw no lookup of the file (did the library manage it?)"; rc=1; }
+if [ "$loud" -ne 0 ]; then
+	echo "FAIL: the library asked for the file's timestamps:"
+	grep -E ' [a-z0-9]*stat[a-z0-9]*\(' "$ART/quiet.strace" | cut -c1-160 | sed 's/^/    /'
 	rc=1
 fi
 [ $rc -eq 0 ] || die "strace suite failed"
