@@ -379,6 +379,16 @@ struct sfs_inode *sfs_inode_find(dev_t dev, ino_t ino)
 	return in;
 }
 
+void sfs_inode_set_kfd(struct sfs_inode *in, int kfd)
+{
+	/* sfs_inode_find_kfd reads it under the table lock; the caller holds
+	 * the inode lock, which nothing takes under the table lock but with
+	 * a trylock (sfs_inode_foreach_nowait). */
+	sfs_mutex_lock(&table_lock);
+	in->kfd = kfd;
+	sfs_mutex_unlock(&table_lock);
+}
+
 struct sfs_inode *sfs_inode_find_kfd(int fd)
 {
 	sfs_mutex_lock(&table_lock);

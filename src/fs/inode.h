@@ -201,6 +201,11 @@ struct sfs_inode *sfs_inode_find(dev_t dev, ino_t ino);
 /* A reference to the inode whose library descriptor is fd, or NULL. */
 struct sfs_inode *sfs_inode_find_kfd(int fd);
 
+/* Makes kfd the inode's descriptor (sfs_openfile_widen, _upgrade), with
+ * the barrier closed: lock-free readers that use kfd do so in a read
+ * section. Caller holds the inode lock. */
+void sfs_inode_set_kfd(struct sfs_inode *in, int kfd);
+
 void sfs_inode_put(struct sfs_inode *in);
 
 /* A file open for writing was released. */

@@ -123,7 +123,7 @@ static void install_rdwr(struct sfs_inode *in, int kfd, int except)
 	sfs_barrier_close(in);
 	sfs_map_drop_all(&in->maps); /* read-only chunks of the old open file */
 	int old = in->kfd;
-	in->kfd = kfd;
+	sfs_inode_set_kfd(in, kfd);
 	in->writable = true;
 	in->readable = true;
 	in->kwritable = true;

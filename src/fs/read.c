@@ -45,8 +45,14 @@ static ssize_t kernel_preadv(struct sfs_inode *in, const struct iovec *iov, int 
 static ssize_t unleased_preadv(struct sfs_inode *in, const struct iovec *iov, int cnt, int64_t off)
 {
 	sfs_stat_event(SFS_EV_unleased_ops, 1);
+	/* In a read section: a swap of kfd (sfs_inode_set_kfd, with the
+	 * barrier closed) waits for the read, which never reads through a
+	 * descriptor the swap closed (or its number, reused). */
+	sfs_read_enter(in);
 	ssize_t r = sfs_real.preadv(in->kfd, iov, cnt, off);
-	return r < 0 ? -errno : r;
+	int err = errno;
+	sfs_read_exit(in);
+	return r < 0 ? -err : r;
 }
 
 int64_t sfs_inode_size(struct sfs_inode *in)
@@ -58,7 +64,10 @@ int64_t sfs_inode_size(struct sfs_inode *in)
 	if (leased)
 		return size;
 	struct stat st;
-	return sfs_fstat_quiet(in->kfd, &st) == 0 ? st.st_size : -errno;
+	sfs_read_enter(in); /* kfd is not swapped meanwhile (unleased_preadv) */
+	int rc = sfs_fstat_quiet(in->kfd, &st) == 0 ? 0 : -errno;
+	sfs_read_exit(in);
+	return rc ? rc : st.st_size;
 }
 
 /* One copy of [off, off + total of iov) from wherever the bytes are, in
