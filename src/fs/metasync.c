@@ -11,6 +11,7 @@
 
 #include "../sys/global.h"
 #include "../sys/real.h"
+#include "../sys/statq.h"
 #include "../oplog/oplog.h"
 #include "fdtable.h"
 #include "file.h"
@@ -25,7 +26,7 @@ bool sfs_metasync_on(void)
 static int sync_if_ours(int fd)
 {
 	struct stat st;
-	if (sfs_real.fstat(fd, &st) != 0 || st.st_dev != sfs_g.root_dev)
+	if (sfs_fstat_quiet(fd, &st) != 0 || st.st_dev != sfs_g.root_dev)
 		return 0;
 	if (sfs_real.fsync(fd) == 0)
 		return 0;
@@ -88,7 +89,7 @@ int sfs_metasync_inode(int dirfd, const char *path, int atflags)
 		return rc;
 	}
 	struct stat st;
-	if (sfs_real.fstatat(dirfd, path, &st, atflags & AT_SYMLINK_NOFOLLOW) != 0 ||
+	if (sfs_stat_quiet(dirfd, path, atflags & AT_SYMLINK_NOFOLLOW, &st) != 0 ||
 	    st.st_dev != sfs_g.root_dev)
 		return 0;
 	fd = sfs_real.openat(dirfd, path, O_PATH | O_CLOEXEC | nofollow);
@@ -110,7 +111,7 @@ bool sfs_metasync_will_create(int dirfd, const char *path, int flags)
 	if (!(flags & O_CREAT) || !path)
 		return false;
 	struct stat st;
-	return sfs_real.fstatat(dirfd, path, &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT;
+	return sfs_stat_quiet(dirfd, path, AT_SYMLINK_NOFOLLOW, &st) != 0 && errno == ENOENT;
 }
 
 int sfs_metasync_open(int fd, int flags, int dirfd, const char *path, bool created)
@@ -125,7 +126,7 @@ int sfs_metasync_open(int fd, int flags, int dirfd, const char *path, bool creat
 	 * it, a TRUNCATE record keeps replay from writing them back past the
 	 * new end; otherwise the file's new size is synced. */
 	struct stat st;
-	if (sfs_real.fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != sfs_g.root_dev)
+	if (sfs_fstat_quiet(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != sfs_g.root_dev)
 		return 0; /* /dev/null, a FIFO, another file system */
 	struct sfs_file *f = sfs_fd_get(fd);
 	int rc = 1;
