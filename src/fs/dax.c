@@ -22,8 +22,10 @@ bool sfs_inode_on_dax(const struct sfs_inode *in)
 
 void sfs_inode_dax_setup(struct sfs_inode *in)
 {
-	in->dax = in->writable && sfs_g.opt.mode == SFS_MODE_POSIX && sfs_pmem_file_is_dax(in->kfd);
-	atomic_store(&in->maps.sync, in->dax);
+	bool dax =
+		in->writable && sfs_g.opt.mode == SFS_MODE_POSIX && sfs_pmem_file_is_dax(in->kfd);
+	atomic_store(&in->dax, dax);
+	atomic_store(&in->maps.sync, dax);
 }
 
 void sfs_inode_dax_learn(struct sfs_inode *in)

@@ -282,7 +282,7 @@ ssize_t sfs_file_writev(struct sfs_file *f, const struct iovec *uiov, int cnt, i
 		sfs_mutex_unlock(&f->pos_lock);
 	}
 	if (done > 0 && (rwf & (RWF_DSYNC | RWF_SYNC))) {
-		int rc = sfs_inode_sync(f->inode, f->inode->kfd, !(rwf & RWF_SYNC));
+		int rc = sfs_inode_sync(f->inode, -1, !(rwf & RWF_SYNC));
 		if (rc)
 			done = rc;
 	}
@@ -313,12 +313,16 @@ int64_t sfs_file_lseek(struct sfs_file *f, int64_t off, int whence)
 		break;
 	case SEEK_DATA:
 	case SEEK_HOLE:
-		/* Holes are the kernel's business: show it everything first. */
-		r = sfs_inode_flush(in, SFS_FLUSH_VISIBLE);
+		/* Holes are the kernel's business: show it everything first.
+		 * Under the inode lock, as kfd is swapped (install_rdwr) and
+		 * its offset used (an unleased append) only under it. */
+		sfs_inode_lock(in);
+		r = sfs_inode_flush_locked(in, SFS_FLUSH_VISIBLE);
 		if (!r) {
 			r = sfs_real.lseek(in->kfd, off, whence);
 			r = r < 0 ? -errno : (f->pos = r);
 		}
+		sfs_inode_unlock(in);
 		sfs_mutex_unlock(&f->pos_lock);
 		return r;
 	default:
@@ -331,9 +335,16 @@ int64_t sfs_file_lseek(struct sfs_file *f, int64_t off, int whence)
 		r = base + off;
 		/* Past 1 TiB, ask the kernel whether the file system allows the
 		 * offset (ext4's limit is 16 TiB; its lseek says EINVAL). The
-		 * library's descriptor's own offset is never used. */
-		if (r > ((int64_t)1 << 40) && sfs_real.lseek(in->kfd, r, SEEK_SET) < 0)
-			r = -errno;
+		 * library's descriptor's own offset is used only by unleased
+		 * appends, under the inode lock, as here. */
+		int rc = 0;
+		if (r > ((int64_t)1 << 40)) {
+			sfs_inode_lock(in);
+			rc = sfs_real.lseek(in->kfd, r, SEEK_SET) < 0 ? -errno : 0;
+			sfs_inode_unlock(in);
+		}
+		if (rc)
+			r = rc;
 		else
 			f->pos = r;
 	}

@@ -67,6 +67,22 @@ int sfs_inode_flush(struct sfs_inode *in, enum sfs_flush how)
 	return rc;
 }
 
+/* The kernel's fsync or fdatasync of fd, or of kfd where fd is -1: in a
+ * read section then, so that a swap of kfd (install_rdwr, which closes the
+ * barrier first) waits for it and never closes it under the sync. */
+static int kernel_sync(struct sfs_inode *in, int fd, bool datasync)
+{
+	bool own = fd < 0;
+	if (own) {
+		sfs_read_enter(in);
+		fd = in->kfd;
+	}
+	int rc = (datasync ? sfs_real.fdatasync(fd) : sfs_real.fsync(fd)) == 0 ? 0 : -errno;
+	if (own)
+		sfs_read_exit(in);
+	return rc;
+}
+
 int sfs_inode_sync(struct sfs_inode *in, int fd, bool datasync)
 {
 	/* The application syncs this file: on DAX its stores will be flushed
@@ -77,7 +93,7 @@ int sfs_inode_sync(struct sfs_inode *in, int fd, bool datasync)
 	}
 	/* A file that is not leased has nothing staged: the kernel's fsync. */
 	if (!sfs_inode_leased(in))
-		return (datasync ? sfs_real.fdatasync(fd) : sfs_real.fsync(fd)) == 0 ? 0 : -errno;
+		return kernel_sync(in, fd, datasync);
 	/* Sync/strict: every write was durable when it returned. A DAX window
 	 * (logged.c) is relinked, not synced (its bytes are in the log): one
 	 * write, and the overwrites that follow are stores into the file. */
@@ -116,9 +132,10 @@ int sfs_inode_sync(struct sfs_inode *in, int fd, bool datasync)
 	 * the kernel changes from here on marks the inode kdirty again. */
 	atomic_store(&in->kdirty, false);
 	uint64_t meta = atomic_load(&sfs_meta_epoch);
-	if ((datasync ? sfs_real.fdatasync(fd) : sfs_real.fsync(fd)) != 0) {
+	rc = kernel_sync(in, fd, datasync);
+	if (rc) {
 		sfs_inode_kernel_changed(in);
-		return -errno;
+		return rc;
 	}
 	atomic_store(&in->synced_meta, meta); /* a racing fsync may store an older one: harmless */
 	/* Writeback made the target's pages clean (write-protected) again. */

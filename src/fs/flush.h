@@ -23,7 +23,8 @@ enum sfs_flush {
 int sfs_inode_flush_locked(struct sfs_inode *in, enum sfs_flush how);
 int sfs_inode_flush(struct sfs_inode *in, enum sfs_flush how);
 
-/* fsync/fdatasync semantics: relink atomically, then the real call on fd. */
+/* fsync/fdatasync semantics: relink atomically, then the real call on fd
+ * (the application's), or on the library's own descriptor where fd is -1. */
 int sfs_inode_sync(struct sfs_inode *in, int fd, bool datasync);
 
 /* ftruncate(fd, len) or truncate(path, len) on a managed inode. */

@@ -160,8 +160,9 @@ struct sfs_inode {
 	 * or cached inode object). Stores are flushed only once the application
 	 * has synced the file (fsynced): until then they are plain stores, as
 	 * in the page cache, and the first fsync is the kernel's (kdirty), so a
-	 * file nobody syncs pays nothing for durability. */
-	bool dax;
+	 * file nobody syncs pays nothing for durability. dax: atomic, as a
+	 * swap of kfd (install_rdwr) sets it again while a sync may read it. */
+	atomic_bool dax;
 	atomic_bool fsynced; /* the application syncs this file: flush stores */
 	atomic_bool kdirty;
 	_Atomic uint64_t synced_meta; /* sfs_meta_epoch at the last kernel fsync */
