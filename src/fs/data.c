@@ -387,9 +387,16 @@ static ssize_t overwrite_unlocked(struct sfs_inode *in, const void *buf, size_t 
 		sfs_read_exit(in);
 		return -EAGAIN;
 	}
-	atomic_fetch_add_explicit(&in->readers[sfs_reader_slot].overwritten, (int64_t)n,
-				  memory_order_relaxed);
-	atomic_fetch_add_explicit(&in->readers[sfs_reader_slot].runs, 1, memory_order_relaxed);
+	__typeof__(in->readers[0]) *slot = &in->readers[sfs_reader_slot];
+	atomic_fetch_add_explicit(&slot->overwritten, (int64_t)n, memory_order_relaxed);
+	/* A sequential run (one that began away from wr_next, which the locked
+	 * path serves) counts once, and its pages are made writable ahead in
+	 * one call, not one write fault each (a clean page is write-protected
+	 * again after each writeback). */
+	if (atomic_exchange_explicit(&slot->next, end, memory_order_relaxed) != off)
+		atomic_fetch_add_explicit(&slot->runs, 1, memory_order_relaxed);
+	else if (!sfs_g.opt.protect)
+		populate_ahead(&in->maps, in->kfd, off, end, boundary, 64 << 10, &in->t_populated);
 	int rc = sfs_map_copy(in, off, (char *)buf, n, true);
 	sfs_ver_unlock(&in->ver, off, n);
 	sfs_read_exit(in);

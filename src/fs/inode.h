@@ -97,6 +97,9 @@ struct sfs_inode {
 		 * (overwrite_unlocked; small_syncs below): on the line the
 		 * write's read section writes anyway. */
 		_Atomic int64_t overwritten, runs;
+		/* Where this slot's last such write ended: a write that starts
+		 * there continues a sequential run (populated ahead, data.c). */
+		_Atomic int64_t next;
 	} readers[SFS_READER_SLOTS];
 
 	/* The lease (lease.h). leased: served from user space; changed under
