@@ -45,6 +45,9 @@ DURABLE_PER_WRITE = 0.5  # log records or pmem fences per write: a flush each
 WRITE_CALLS = ("write", "pwrite", "writev")
 DATA_CALLS = WRITE_CALLS + ("read", "pread", "readv")
 WHY_FIELDS = ("floor_ns", "faults", "fsyncs", "call")
+# Configurations that run a peer library instead of SplitFS (bench/run.sh).
+PEERS = {"madfs": "MadFS (FAST'23), preloaded instead of SplitFS; its fsync makes no system call but flushes "
+                  "CPU caches, which makes data durable only on DAX (not durable here when DAX is off)"}
 
 
 def load_stats(path):
@@ -71,20 +74,25 @@ def passed(stats, call):
     return kernel / count if count else 0.0
 
 
-def per_op(r, stats):
+def per_op(r, stats, dax=False):
     """What one run's result row says about its ops: (faults, system calls,
     flushes: True/False) per op, each None where unknown. r's fields come
     from the program (bench/src/lib/bench.h, struct bench_why). System
     calls are those of the op's own call (fsyncs count as flushes): one in
     a kernel run; in a library run the share of a data call its stats file
     says it passed to the kernel (for other calls the stats do not say
-    whether the library made one itself)."""
+    whether the library made one itself); a peer's are not measured. A
+    peer's fsync flushes CPU caches (no system call): a flush on DAX only
+    (dax: the file system's, machine.json)."""
     faults = r.get("faults")
     fsyncs, call = r.get("fsyncs"), r.get("call")
     syscalls = flush = None
     if fsyncs:
         flush = True
-    if r["config"] == "kernel":
+    if r["config"] in PEERS:
+        if not dax:
+            flush = False
+    elif r["config"] == "kernel":
         if call:
             syscalls = 1.0
         if flush is None and fsyncs is not None:
@@ -136,14 +144,15 @@ def bound(ns, floor, faults, syscalls, flush):
 
 def order_configs(configs):
     first = ["kernel", "posix", "sync", "strict"]
-    return [c for c in first if c in configs] + sorted(c for c in configs if c not in first)
+    return ([c for c in first if c in configs] + sorted(c for c in configs if c not in first and c not in PEERS)
+            + sorted(c for c in configs if c in PEERS))
 
 
-def summarize(rows, folder):
+def summarize(rows, folder, dax=False):
     """{workload: {metric: {"unit", "better", "values": {config: [values]},
     and where the rows carry them "floor": [all runs' floors], "floor_of",
     "ops": {config: [(faults, syscalls, flush) per run]}}}} in first-seen
-    order."""
+    order. dax: whether the file system had DAX on (per_op)."""
     legacy_floor(rows)
     out = OrderedDict()
     stats = {}
@@ -159,7 +168,7 @@ def summarize(rows, folder):
         key = (r["workload"], r["config"], r.get("rep"))
         if key not in stats:
             stats[key] = load_stats(os.path.join(folder, "stats", "%s.%s.%s.txt" % key))
-        m.setdefault("ops", defaultdict(list))[r["config"]].append(per_op(r, stats[key]))
+        m.setdefault("ops", defaultdict(list))[r["config"]].append(per_op(r, stats[key], dax))
     return out
 
 
@@ -285,6 +294,10 @@ def table(summary, machine, skipped, failed):
             lines.append("| %s | %s | %s | %s |" % (metric, m["unit"], m["better"], " | ".join(cells)))
         lines.append("")
         lines += overhead_tables(metrics, configs)
+    peers = sorted({c for metrics in summary.values() for m in metrics.values() for c in m["values"]} & set(PEERS))
+    if peers:
+        lines.append("Peers: " + "; ".join("`%s`: %s" % (c, PEERS[c]) for c in peers) + ".")
+        lines.append("")
     if skipped:
         lines.append("Skipped: " + "; ".join(sorted({"%s/%s: %s" % (s["workload"], s["config"], s["skipped"]) for s in skipped})) + ".")
         lines.append("")
@@ -318,7 +331,7 @@ def plots(summary, folder):
         ax.axhline(1.0, color="black", linewidth=0.8)
         ax.set_xticks([x + width * (len(configs) - 1) / 2 for x in range(len(names))])
         ax.set_xticklabels(names, rotation=30, ha="right", fontsize=8)
-        ax.set_ylabel("SplitFS / kernel (median)")
+        ax.set_ylabel("configuration / kernel (median)")
         ax.set_title(workload)
         ax.legend(fontsize=8)
         fig.tight_layout()
@@ -331,7 +344,7 @@ def main():
     rows, skipped, failed = load(folder)
     with open(os.path.join(folder, "machine.json")) as f:
         machine = json.load(f)
-    summary = summarize(rows, folder)
+    summary = summarize(rows, folder, bool(machine.get("dax")))
     with open(os.path.join(folder, "table.md"), "w") as f:
         f.write(table(summary, machine, skipped, failed) + "\n")
     plots(summary, folder)

@@ -14,13 +14,17 @@
 #
 # Configurations: kernel (no library), posix, sync, strict (SPLITFS_MODE);
 # posix-copy / posix-exchange (relink backends) and posix-nostaging for the
-# workloads that declare them. A configuration the library refuses (a mode
-# not built yet) is recorded as skipped, not faked.
+# workloads that declare them; madfs, the peer library MadFS (FAST'23)
+# preloaded instead of SplitFS, for the workloads that declare it, when it
+# has been built into $PEERS_CACHE/madfs (bench/README.md says how). A
+# configuration the library refuses (a mode not built yet), or a peer not
+# built, is recorded as skipped with the reason, not faked.
 #
 # Workload contract: `workload.sh` runs its program(s) through "$RUN" (an
-# empty prefix for kernel, `splitfs run --root ... --` otherwise), works in
-# $BENCH_DIR (on the image), sizes itself by $BENCH_SCALE (smoke, quick or
-# full), and prints one JSON object per result line:
+# empty prefix for kernel, `env LD_PRELOAD=.../libmadfs.so` for madfs,
+# `splitfs run --root ... --` otherwise), works in $BENCH_DIR (on the
+# image), sizes itself by $BENCH_SCALE (smoke, quick or full), and prints
+# one JSON object per result line:
 #   {"metric": "...", "value": N, "unit": "ns/op", "better": "lower"}
 # It may print `# configs: posix-copy posix-exchange` first to ask for
 # extra configurations.
@@ -53,10 +57,39 @@ OUT=${BENCH_OUT:-$ROOT/bench/results/$(date +%Y-%m-%d-%H%M%S)}
 mkdir -p "$OUT/stats"
 MNT=${BENCH_MNT:-/tmp/splitfs-bench}
 export BENCH_SCALE=$SCALE BENCH_BIN=$ROOT/build/bench BENCH_SRC=$ROOT/bench
+PY=$([ -x /usr/bin/python3 ] && echo /usr/bin/python3 || echo python3)
+# The peer MadFS, built outside the tree (neither make nor bench/deps.sh
+# builds it: bench/README.md, "Configurations").
+MADFS=${PEERS_CACHE:-$HOME/.cache/splitfs-peers}/madfs/libmadfs.so
+
+# madfs_unshm DIR...: MadFS keeps the shared state of each file it manages
+# in /dev/shm/madfs_*, named by the file's xattr user.shm_path, and removes
+# it only when the file is unlinked through MadFS. Remove it for the files
+# under DIR (before rm -rf, which is not under MadFS, or a run that ended
+# before its unlink leaves it behind).
+madfs_unshm() {
+	"$PY" - "$@" <<'PY'
+import os, sys
+for top in sys.argv[1:]:
+    for d, _, files in os.walk(top):
+        for f in files:
+            try:
+                shm = os.getxattr(os.path.join(d, f), "user.shm_path").split(b"\0")[0].decode()
+            except (OSError, UnicodeDecodeError):
+                continue
+            if shm.startswith("/dev/shm/madfs_") and "/" not in shm[len("/dev/shm/"):]:
+                try:
+                    os.unlink(shm)
+                except OSError:
+                    pass
+PY
+}
+
 if [ "${BENCH_MNT_READY:-0}" = 1 ]; then # a file system mounted already (the lab's pmem)
 	mountpoint -q "$MNT" || { echo "bench/run.sh: $MNT is not mounted" >&2; exit 2; }
+	trap 'madfs_unshm "$MNT"/bench.*.madfs.*' EXIT
 else
-	trap '"$CLI" image down "$MNT" >/dev/null 2>&1' EXIT
+	trap 'madfs_unshm "$MNT"/bench.*.madfs.*; "$CLI" image down "$MNT" >/dev/null 2>&1' EXIT
 	"$CLI" image down "$MNT" >/dev/null 2>&1
 	"$CLI" image up "$MNT" --size "${BENCH_IMAGE_SIZE:-6G}" >/dev/null || exit 1
 fi
@@ -68,18 +101,32 @@ for w in bench/workloads/*.sh; do
 	if [ -z "$ONLY" ] || [[ ",$ONLY," == *",$n,"* ]]; then workloads+=("$n"); fi
 done
 
-# The library refuses a mode it does not have: find out once per mode.
-available() {
-	local mode=${1%%-*}
-	[ "$1" = kernel ] && return 0
-	SPLITFS_MODE=$mode "$CLI" run --root "$MNT" -- true 2>&1 | grep -q "not available" && return 1
-	return 0
+# why_not CONFIG: why that configuration cannot run here; nothing if it
+# can. The library refuses a mode it does not have (asked once per
+# workload). A peer must be built and must load: a preload that does not
+# load only warns, and the program would run on the kernel.
+why_not() {
+	case $1 in
+	kernel) ;;
+	madfs)
+		if [ ! -f "$MADFS" ]; then
+			echo "MadFS is not built (no $MADFS; bench/README.md says how)"
+		elif ! MADFS_NO_SHOW_CONFIG=1 LD_PRELOAD=$MADFS grep -q libmadfs /proc/self/maps 2>/dev/null; then
+			echo "$MADFS does not load"
+		fi
+		;;
+	*)
+		SPLITFS_MODE=${1%%-*} "$CLI" run --root "$MNT" -- true 2>&1 | grep -q "not available" &&
+			echo "the library does not provide this mode yet"
+		;;
+	esac
 }
 
 # prefix CONFIG: the command prefix that runs a program in that configuration.
 prefix() {
 	case $1 in
 	kernel) echo "" ;;
+	madfs) echo "env MADFS_NO_SHOW_CONFIG=1 LD_PRELOAD=$MADFS" ;;
 	*-copy) echo "$CLI run --root $MNT --mode ${1%%-*} --relink copy --" ;;
 	*-exchange) echo "$CLI run --root $MNT --mode ${1%%-*} --relink exchange --" ;;
 	*-nostaging) echo "$CLI run --root $MNT --mode ${1%%-*} --no-staging --" ;;
@@ -93,10 +140,12 @@ for w in "${workloads[@]}"; do
 	extra=$(grep -m1 '^# configs:' "bench/workloads/$w.sh" | sed 's/^# configs://')
 	cfgs=()
 	for c in $CONFIGS $extra; do
-		if available "$c"; then
+		why=$(why_not "$c")
+		if [ -z "$why" ]; then
 			cfgs+=("$c")
 		else
-			echo "{\"workload\":\"$w\",\"config\":\"$c\",\"skipped\":\"the library does not provide this mode yet\"}" >>"$raw"
+			echo "{\"workload\":\"$w\",\"config\":\"$c\",\"skipped\":\"$why\"}" >>"$raw"
+			echo "== $w: $c skipped: $why"
 		fi
 	done
 	echo "== $w (${cfgs[*]}; $REPS reps, $SCALE)"
@@ -113,17 +162,17 @@ for w in "${workloads[@]}"; do
 			sync -f "$MNT"
 			echo 3 >/proc/sys/vm/drop_caches 2>/dev/null
 			stats=$OUT/stats/$w.$c.$rep.txt
-			RUN=$(prefix "$c") BENCH_DIR=$dir SPLITFS_STATS=$([ "$c" = kernel ] && echo 0 || echo 1) \
+			RUN=$(prefix "$c") BENCH_DIR=$dir SPLITFS_STATS=$(case $c in kernel | madfs) echo 0 ;; *) echo 1 ;; esac) \
 				SPLITFS_STATS_FILE=$stats timeout -k 10 "${BENCH_TIMEOUT:-1800}" \
 				bash "bench/workloads/$w.sh" 2>"$OUT/stats/$w.$c.$rep.err" |
 				grep '^{' | sed "s/^{/{\"workload\":\"$w\",\"config\":\"$c\",\"rep\":$rep,/" >>"$raw"
 			st=${PIPESTATUS[0]}
 			[ "$st" = 0 ] || echo "{\"workload\":\"$w\",\"config\":\"$c\",\"rep\":$rep,\"failed\":$st}" >>"$raw"
 			printf '   rep %d %-16s %s\n' "$rep" "$c" "$([ "$st" = 0 ] && echo ok || echo "FAILED ($st)")"
+			[ "$c" = madfs ] && madfs_unshm "$dir"
 			rm -rf "$dir"
 		done
 	done
 done
-PY=$([ -x /usr/bin/python3 ] && echo /usr/bin/python3 || echo python3)
 "$PY" bench/report.py "$OUT"
 echo "results: $OUT/table.md"

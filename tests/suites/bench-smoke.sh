@@ -11,7 +11,9 @@
 #     overhead table in each section whose results carry a memcpy floor;
 #   - machine.json has the primitives' costs (bench/src/primitives.c), each
 #     a positive number, and table.md says them;
-#   - at least one PNG plot, when matplotlib is installed.
+#   - at least one PNG plot, when matplotlib is installed;
+#   - no MadFS state left in /dev/shm (madfs_*: the harness's madfs
+#     configuration, when MadFS is built; skipped otherwise).
 # A workload whose application is not installed is left out (--only) with a
 # line saying so; which application a workload needs comes from a
 # `# needs: CMD... [file:PATH...] [py:MODULE...]` line in the workload
@@ -78,6 +80,7 @@ done
 list=$(IFS=,; echo "${only[*]}")
 echo "workloads: $list"
 
+shm0=$(ls /dev/shm | grep '^madfs_' | sort)
 t0=$(date +%s)
 BENCH_OUT=$OUT BENCH_MNT=$MNT BENCH_IMAGE_SIZE=${BENCH_IMAGE_SIZE:-3G} BENCH_TIMEOUT=${BENCH_TIMEOUT:-300} \
 	setsid ./bench/run.sh --smoke --only "$list" >"$T/run.log" 2>&1 &
@@ -91,6 +94,8 @@ for f in "$OUT"/stats/*.err; do # what the workloads said on stderr
 	[ -s "$f" ] && { echo "--- $(basename "$f"):"; tail -n 5 "$f" | sed 's/^/  | /'; }
 done
 [ $rc = 0 ] || die "bench/run.sh --smoke exited $rc"
+left=$(comm -13 <(echo "$shm0") <(ls /dev/shm | grep '^madfs_' | sort))
+[ -z "$left" ] || die "MadFS state left in /dev/shm: $(echo $left)"
 [ -s "$OUT/raw.jsonl" ] || die "no raw.jsonl"
 [ -s "$OUT/table.md" ] || die "no table.md"
 
