@@ -57,17 +57,16 @@ static ssize_t unleased_preadv(struct sfs_inode *in, const struct iovec *iov, in
 
 int64_t sfs_inode_size(struct sfs_inode *in)
 {
+	/* One read section: the lease cannot go, nor kfd be swapped
+	 * (unleased_preadv), while the size is read. */
 	sfs_read_enter(in);
-	bool leased = sfs_inode_leased(in);
 	int64_t size = atomic_load_explicit(&in->size, memory_order_acquire);
+	if (!sfs_inode_leased(in)) {
+		struct stat st;
+		size = sfs_fstat_quiet(in->kfd, &st) == 0 ? st.st_size : -errno;
+	}
 	sfs_read_exit(in);
-	if (leased)
-		return size;
-	struct stat st;
-	sfs_read_enter(in); /* kfd is not swapped meanwhile (unleased_preadv) */
-	int rc = sfs_fstat_quiet(in->kfd, &st) == 0 ? 0 : -errno;
-	sfs_read_exit(in);
-	return rc ? rc : st.st_size;
+	return size;
 }
 
 /* One copy of [off, off + total of iov) from wherever the bytes are, in
