@@ -15,16 +15,18 @@
 #include <unistd.h>
 
 #include "format.h"
+#include "../util/decname.h"
 
 void sfs_store_name(char *buf, size_t n, uid_t uid, dev_t dev, ino_t ino)
 {
-	snprintf(buf, n, "stage.%u.%llu.%llu", (unsigned)uid, (unsigned long long)dev,
-		 (unsigned long long)ino);
+	uint64_t v[] = {(unsigned)uid, (uint64_t)dev, (uint64_t)ino};
+	sfs_decname(buf, n, "stage.", v, 3); /* "stage.%u.%llu.%llu" */
 }
 
 void sfs_store_park_name(char *buf, size_t n, uid_t uid, uint64_t id)
 {
-	snprintf(buf, n, "idle.%u.%llu", (unsigned)uid, (unsigned long long)id);
+	uint64_t v[] = {(unsigned)uid, id};
+	sfs_decname(buf, n, "idle.", v, 2); /* "idle.%u.%llu" */
 }
 
 static void note(struct sfs_recovery *rep, const char *fmt, const char *name, int err)

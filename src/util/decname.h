@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Names made of a prefix and decimal numbers joined by dots, as
+ * snprintf("%s%llu.%llu...") makes them, without snprintf: async-signal-safe
+ * (a store is renamed from a signal handler: staging/stage.h) and without
+ * the format parser on the open path (one store name an open). */
+#ifndef SFS_UTIL_DECNAME_H
+#define SFS_UTIL_DECNAME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Writes prefix, then the n numbers in decimal separated by '.', into buf
+ * of size bytes, always NUL-terminated, cut short as snprintf would cut it.
+ * Returns the length the whole name has (as snprintf returns). */
+static inline size_t sfs_decname(char *buf, size_t size, const char *prefix, const uint64_t *v,
+				 int n)
+{
+	size_t len = 0;
+#define SFS_DECNAME_PUT(c)                                                                         \
+	do {                                                                                       \
+		char c_ = (c); /* evaluated once, stored or not */                                 \
+		if (len + 1 < size)                                                                \
+			buf[len] = c_;                                                             \
+		len++;                                                                             \
+	} while (0)
+	for (const char *p = prefix; *p; p++)
+		SFS_DECNAME_PUT(*p);
+	for (int i = 0; i < n; i++) {
+		if (i > 0)
+			SFS_DECNAME_PUT('.');
+		char digits[20]; /* UINT64_MAX has 20 */
+		int d = 0;
+		uint64_t x = v[i];
+		do {
+			digits[d++] = (char)('0' + x % 10);
+			x /= 10;
+		} while (x);
+		while (d > 0)
+			SFS_DECNAME_PUT(digits[--d]);
+	}
+#undef SFS_DECNAME_PUT
+	if (size > 0)
+		buf[len < size ? len : size - 1] = '\0';
+	return len;
+}
+
+#endif
