@@ -9,6 +9,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* One byte of a name at *len, stored only while it fits with its NUL. */
+static inline void sfs_decname_put(char *buf, size_t size, size_t *len, char c)
+{
+	if (*len + 1 < size)
+		buf[*len] = c;
+	(*len)++;
+}
+
 /* Writes prefix, then the n numbers in decimal separated by '.', into buf
  * of size bytes, always NUL-terminated, cut short as snprintf would cut it.
  * Returns the length the whole name has (as snprintf returns). */
@@ -16,18 +24,11 @@ static inline size_t sfs_decname(char *buf, size_t size, const char *prefix, con
 				 int n)
 {
 	size_t len = 0;
-#define SFS_DECNAME_PUT(c)                                                                         \
-	do {                                                                                       \
-		char c_ = (c); /* evaluated once, stored or not */                                 \
-		if (len + 1 < size)                                                                \
-			buf[len] = c_;                                                             \
-		len++;                                                                             \
-	} while (0)
 	for (const char *p = prefix; *p; p++)
-		SFS_DECNAME_PUT(*p);
+		sfs_decname_put(buf, size, &len, *p);
 	for (int i = 0; i < n; i++) {
 		if (i > 0)
-			SFS_DECNAME_PUT('.');
+			sfs_decname_put(buf, size, &len, '.');
 		char digits[20]; /* UINT64_MAX has 20 */
 		int d = 0;
 		uint64_t x = v[i];
@@ -36,9 +37,8 @@ static inline size_t sfs_decname(char *buf, size_t size, const char *prefix, con
 			x /= 10;
 		} while (x);
 		while (d > 0)
-			SFS_DECNAME_PUT(digits[--d]);
+			sfs_decname_put(buf, size, &len, digits[--d]);
 	}
-#undef SFS_DECNAME_PUT
 	if (size > 0)
 		buf[len < size ? len : size - 1] = '\0';
 	return len;
