@@ -150,8 +150,11 @@ int sfs_map_protect_all(struct sfs_maptab *t, int prot)
 		_Atomic(char *) *l = atomic_load(&t->dir[i]);
 		for (int j = 0; l && j < SFS_MAP_FANOUT; j++) {
 			char *p = atomic_load(&l[j]);
+			/* Without protection keys, plain mprotect: a recent kernel
+			 * (6.18) refuses even key 0 where the CPU has none. */
 			if (!touch_count(p) &&
-			    pkey_mprotect(p, len, prot, SFS_MAX(sfs_pkey, 0)) != 0)
+			    (sfs_pkey >= 0 ? pkey_mprotect(p, len, prot, sfs_pkey) :
+					     mprotect(p, len, prot)) != 0)
 				rc = -errno;
 		}
 	}
