@@ -109,7 +109,7 @@ static int copy_window(const struct sfs_sys *sys, int sfd, const struct sfs_stor
 static void remove_store(const struct sfs_sys *sys, int dirfd, const char *name)
 {
 	char data[SFS_STORE_NAME_MAX + 16];
-	snprintf(data, sizeof(data), "%s%s", name, SFS_STORE_DATA);
+	sfs_name_cat(data, sizeof(data), name, SFS_STORE_DATA);
 	sys->unlinkat(dirfd, name, 0);
 	sys->unlinkat(dirfd, data, 0);
 }
@@ -119,7 +119,7 @@ static bool keep_store(const struct sfs_sys *sys, int dirfd, const char *name)
 {
 	char kept[SFS_STORE_NAME_MAX + 48], data[SFS_STORE_NAME_MAX + 16];
 	long long now = (long long)time(NULL);
-	snprintf(data, sizeof(data), "%s%s", name, SFS_STORE_DATA);
+	sfs_name_cat(data, sizeof(data), name, SFS_STORE_DATA);
 	snprintf(kept, sizeof(kept), "orphan.%s.%lld%s", name + 6, now, SFS_STORE_DATA);
 	sys->renameat(dirfd, data, dirfd, kept);
 	snprintf(kept, sizeof(kept), "orphan.%s.%lld", name + 6, now);
@@ -207,7 +207,7 @@ int64_t sfs_adopt_store(const struct sfs_recover_env *env, int dirfd, const char
 		int dfd = sfd;
 		if (h->layout == SFS_STORE_FILE) {
 			char data[SFS_STORE_NAME_MAX + 16];
-			snprintf(data, sizeof(data), "%s%s", name, SFS_STORE_DATA);
+			sfs_name_cat(data, sizeof(data), name, SFS_STORE_DATA);
 			dfd = sys->openat(dirfd, data,
 					  O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 			struct stat ds;

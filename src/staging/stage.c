@@ -18,6 +18,7 @@
 #include "../oplog/libsys.h"
 #include "../sys/real.h"
 #include "../util/compiler.h"
+#include "../util/decname.h"
 #include "../util/guard.h"
 #include "../util/msg.h"
 #include "../util/stats.h"
@@ -37,8 +38,8 @@ int sfs_stage_attach(struct sfs_stage *st)
 static int rename_store(const char *name, const char *to, bool file, unsigned flags)
 {
 	char from_data[SFS_STORE_NAME_MAX + 16], to_data[SFS_STORE_NAME_MAX + 16];
-	snprintf(from_data, sizeof(from_data), "%s%s", name, SFS_STORE_DATA);
-	snprintf(to_data, sizeof(to_data), "%s%s", to, SFS_STORE_DATA);
+	sfs_name_cat(from_data, sizeof(from_data), name, SFS_STORE_DATA);
+	sfs_name_cat(to_data, sizeof(to_data), to, SFS_STORE_DATA);
 	int d = sfs_g.priv_dirfd;
 	if (file && sfs_real.renameat2(d, from_data, d, to_data, flags) != 0)
 		return -errno;
@@ -56,7 +57,7 @@ static void unlink_store(const char *name, bool file)
 	sfs_real.unlinkat(sfs_g.priv_dirfd, name, 0);
 	if (file) {
 		char data[SFS_STORE_NAME_MAX + 16];
-		snprintf(data, sizeof(data), "%s%s", name, SFS_STORE_DATA);
+		sfs_name_cat(data, sizeof(data), name, SFS_STORE_DATA);
 		sfs_real.unlinkat(sfs_g.priv_dirfd, data, 0);
 	}
 }
@@ -229,7 +230,7 @@ static int bind_store(struct sfs_stage *st, int kfd, dev_t dev, ino_t ino)
 		 * the header's name is what recovery looks for. */
 		if (st->kind == SFS_STAGE_FILE) {
 			char data[SFS_STORE_NAME_MAX + 16];
-			snprintf(data, sizeof(data), "%s%s", name, SFS_STORE_DATA);
+			sfs_name_cat(data, sizeof(data), name, SFS_STORE_DATA);
 			snprintf(proc, sizeof(proc), "/proc/thread-self/fd/%d", st->fd);
 			sfs_real.unlinkat(sfs_g.priv_dirfd, data, 0); /* a dead one's, adopted */
 			if (sfs_real.linkat(AT_FDCWD, proc, sfs_g.priv_dirfd, data,

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* util/decname.h: the store names it makes are snprintf's, byte for byte,
  * for edge and random numbers, and cut short (and NUL-terminated) as
- * snprintf cuts them in a buffer too small, with the same length returned. */
+ * snprintf cuts them in a buffer too small, with the same length returned;
+ * so are the names sfs_name_cat joins (a store's .data name). */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdlib.h>
@@ -56,4 +57,20 @@ U_TEST(short_buffer, "every buffer size from 0 to past the name: cut as snprintf
 	uint64_t v[] = {1000, 2049, UINT64_MAX};
 	for (size_t size = 0; size < 70; size++)
 		same(v, 3, size);
+}
+
+U_TEST(name_cat, "name + suffix in every buffer size: snprintf's \"%s%s\"")
+{
+	const char *names[] = {"", "stage.0.2049.131", "idle.1000.18446744073709551615"};
+	for (int i = 0; i < 3; i++)
+		for (size_t size = 0; size < 48; size++) {
+			char want[64], got[64];
+			int wlen = snprintf(want, size, "%s%s", names[i], ".data");
+			memset(got, 'x', sizeof(got));
+			size_t glen = sfs_name_cat(got, size, names[i], ".data");
+			U_CHECK(glen == (size_t)wlen, "length %zu, snprintf's %d", glen, wlen);
+			U_CHECK(size == 0 || strcmp(got, want) == 0,
+				"'%s', snprintf's '%s' (size %zu)", got, want, size);
+			U_CHECK(got[size] == 'x', "a byte past the buffer of %zu written", size);
+		}
 }
