@@ -254,11 +254,16 @@ static bool reuse(struct sfs_inode *in, int appfd, int flags, int cloexec, int64
 	 * caller's fstat, taken before the lock, is enough when it shows the
 	 * size the inode has: a relink or truncation of ours since would have
 	 * changed ksize (resync_locked says why the size is read under the
-	 * lock). */
+	 * lock). In POSIX mode the sizes of an unleased inode (as every one is
+	 * here, after the drop above) serve nothing, and a lease reads the
+	 * kernel's when it is taken: no fstat for a file that is only read
+	 * (a file written through the kernel has stale sizes). Sync and strict
+	 * modes log the unleased writes, with the size. */
 	if (ok && (from_cache || (flags & O_TRUNC))) {
 		sfs_inode_kernel_changed(in);
-		if (atomic_load(&in->staged) || atomic_load(&in->ksize) != opened_size ||
-		    atomic_load(&in->size) != opened_size)
+		if (sfs_oplog_on() &&
+		    (atomic_load(&in->staged) || atomic_load(&in->ksize) != opened_size ||
+		     atomic_load(&in->size) != opened_size))
 			sfs_inode_resync_locked(in);
 	}
 	sfs_inode_unlock(in);
