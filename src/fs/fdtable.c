@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -21,6 +22,43 @@ static _Atomic(struct fd_array *) table;
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_int high_water;
 
+/* A pending mark: PEND_BASE + reads * PEND_SLOTS + inflight, where reads
+ * counts the kernel reads begun (up to SFS_FD_PENDING_READS) and inflight
+ * those still running; PROMOTING while one read manages the descriptor. */
+#define PEND_BASE 16u
+#define PEND_SLOTS 64u
+#define PROMOTING ((struct sfs_file *)(uintptr_t)4000)
+static_assert(PEND_BASE + (SFS_FD_PENDING_READS + 1) * PEND_SLOTS <= 4000 &&
+		      4000 <= SFS_FD_MARK_MAX,
+	      "pending marks lie below PROMOTING, among the marks");
+static atomic_int npending; /* slots holding a pending mark */
+
+/* The files of the most recent pending marks, by fd modulo PEND_IDS
+ * (under table_lock): a new inode's open checks them without an fstat. */
+#define PEND_IDS 64
+static struct {
+	int fd;
+	dev_t dev;
+	ino_t ino;
+} pend_ids[PEND_IDS];
+
+static bool is_pending(const struct sfs_file *v)
+{
+	return (uintptr_t)v >= PEND_BASE && (uintptr_t)v <= SFS_FD_MARK_MAX;
+}
+
+static struct sfs_file *pend(unsigned reads, unsigned inflight)
+{
+	return (struct sfs_file *)(uintptr_t)(PEND_BASE + reads * PEND_SLOTS + inflight);
+}
+
+/* Caller holds table_lock: a slot goes from old to v. */
+static void store_slot(_Atomic(struct sfs_file *) *slot, struct sfs_file *old, struct sfs_file *v)
+{
+	atomic_store_explicit(slot, v, memory_order_release);
+	atomic_fetch_add(&npending, (int)is_pending(v) - (int)is_pending(old));
+}
+
 struct sfs_file *sfs_fd_get(int fd)
 {
 	struct fd_array *a = atomic_load_explicit(&table, memory_order_acquire);
@@ -28,7 +66,7 @@ struct sfs_file *sfs_fd_get(int fd)
 		return NULL;
 	for (;;) {
 		struct sfs_file *f = atomic_load_explicit(&a->slot[fd], memory_order_acquire);
-		if ((uintptr_t)f <= (uintptr_t)SFS_FD_DSYNC) /* empty, or a mark */
+		if ((uintptr_t)f <= SFS_FD_MARK_MAX) /* empty, or a mark */
 			return NULL;
 		if (sfs_file_tryget(f)) {
 			/* The file may have been closed and its object reused for
@@ -82,7 +120,7 @@ static void set_slot(int fd, struct sfs_file *v)
 	struct fd_array *a = cover(fd);
 	if (!a)
 		return;
-	atomic_store_explicit(&a->slot[fd], v, memory_order_release);
+	store_slot(&a->slot[fd], atomic_load(&a->slot[fd]), v);
 	if (fd >= atomic_load(&high_water))
 		atomic_store(&high_water, fd + 1);
 }
@@ -96,7 +134,7 @@ int sfs_fd_install(int fd, struct sfs_file *f)
 	struct fd_array *a = cover(fd);
 	struct sfs_file *old = a ? atomic_load(&a->slot[fd]) : NULL;
 	if (a)
-		atomic_store_explicit(&a->slot[fd], f, memory_order_release);
+		store_slot(&a->slot[fd], old, f);
 	if (fd >= atomic_load(&high_water))
 		atomic_store(&high_water, fd + 1);
 	sfs_mutex_unlock(&table_lock);
@@ -106,7 +144,7 @@ int sfs_fd_install(int fd, struct sfs_file *f)
 	}
 	/* A stale entry means the kernel reused the number behind our back
 	 * (an fd closed through a path we do not see): drop our reference. */
-	if ((uintptr_t)old > (uintptr_t)SFS_FD_DSYNC)
+	if ((uintptr_t)old > SFS_FD_MARK_MAX)
 		sfs_file_put(old);
 	return 0;
 }
@@ -122,8 +160,8 @@ struct sfs_file *sfs_fd_remove(int fd)
 	if (f == SFS_FD_INTERNAL) {
 		f = NULL;
 	} else if (f) {
-		atomic_store_explicit(&a->slot[fd], NULL, memory_order_release);
-		if (f == SFS_FD_DSYNC)
+		store_slot(&a->slot[fd], f, NULL);
+		if ((uintptr_t)f <= SFS_FD_MARK_MAX)
 			f = NULL;
 	}
 	sfs_mutex_unlock(&table_lock);
@@ -172,7 +210,149 @@ void sfs_fd_reset(bool dsync)
 		struct sfs_file *f = atomic_load(&a->slot[i]);
 		if (f == SFS_FD_DSYNC || f == SFS_FD_INTERNAL)
 			atomic_store(&a->slot[i], f == SFS_FD_DSYNC ? f : NULL);
+		else if (is_pending(f)) /* read-only: the kernel's in the child */
+			atomic_store(&a->slot[i], NULL);
 		else if (f)
 			atomic_store(&a->slot[i], dsync ? SFS_FD_DSYNC : NULL);
 	}
+	atomic_store(&npending, 0);
+	memset(pend_ids, 0, sizeof(pend_ids));
+}
+
+void sfs_fd_set_pending(int fd, dev_t dev, ino_t ino)
+{
+	if (fd < 0)
+		return;
+	sfs_mutex_lock(&table_lock);
+	struct fd_array *a = cover(fd);
+	struct sfs_file *old = a ? atomic_load(&a->slot[fd]) : NULL;
+	if (a) {
+		store_slot(&a->slot[fd], old, pend(0, 0));
+		pend_ids[fd % PEND_IDS].fd = fd;
+		pend_ids[fd % PEND_IDS].dev = dev;
+		pend_ids[fd % PEND_IDS].ino = ino;
+	}
+	if (fd >= atomic_load(&high_water))
+		atomic_store(&high_water, fd + 1);
+	sfs_mutex_unlock(&table_lock);
+	if ((uintptr_t)old > SFS_FD_MARK_MAX) /* a stale entry, as in sfs_fd_install */
+		sfs_file_put(old);
+}
+
+bool sfs_fd_any_pending(void)
+{
+	return atomic_load_explicit(&npending, memory_order_relaxed) > 0;
+}
+
+/* Caller holds table_lock: fd's slot, or NULL past the array. */
+static _Atomic(struct sfs_file *) *slot_locked(int fd)
+{
+	struct fd_array *a = atomic_load(&table);
+	return fd >= 0 && a && fd < a->n ? &a->slot[fd] : NULL;
+}
+
+enum sfs_pending_step sfs_fd_pending_begin(int fd)
+{
+	for (;;) {
+		enum sfs_pending_step step = SFS_PENDING_NO;
+		bool wait = false;
+		sfs_mutex_lock(&table_lock);
+		_Atomic(struct sfs_file *) *slot = slot_locked(fd);
+		struct sfs_file *v = slot ? atomic_load(slot) : NULL;
+		if (v == PROMOTING) {
+			wait = true;
+		} else if (is_pending(v)) {
+			unsigned reads = ((unsigned)(uintptr_t)v - PEND_BASE) / PEND_SLOTS;
+			unsigned inflight = ((unsigned)(uintptr_t)v - PEND_BASE) % PEND_SLOTS;
+			if (reads >= SFS_FD_PENDING_READS && inflight == 0) {
+				store_slot(slot, v, PROMOTING);
+				step = SFS_PENDING_PROMOTE;
+			} else if (inflight + 1 < PEND_SLOTS) {
+				reads = reads < SFS_FD_PENDING_READS ? reads + 1 : reads;
+				store_slot(slot, v, pend(reads, inflight + 1));
+				step = SFS_PENDING_KERNEL;
+			} else {
+				wait = true; /* as many readers as the mark counts */
+			}
+		}
+		sfs_mutex_unlock(&table_lock);
+		if (!wait)
+			return step;
+		sched_yield();
+	}
+}
+
+void sfs_fd_pending_end(int fd)
+{
+	int saved = errno;
+	sfs_mutex_lock(&table_lock);
+	_Atomic(struct sfs_file *) *slot = slot_locked(fd);
+	struct sfs_file *v = slot ? atomic_load(slot) : NULL;
+	/* The mark may be gone (the descriptor closed meanwhile). */
+	if (is_pending(v) && v != PROMOTING && ((uintptr_t)v - PEND_BASE) % PEND_SLOTS > 0)
+		store_slot(slot, v, (struct sfs_file *)((uintptr_t)v - 1));
+	sfs_mutex_unlock(&table_lock);
+	errno = saved;
+}
+
+bool sfs_fd_pending_may_be(int fd, dev_t dev, ino_t ino)
+{
+	sfs_mutex_lock(&table_lock);
+	bool known = pend_ids[fd % PEND_IDS].fd == fd;
+	bool same = pend_ids[fd % PEND_IDS].dev == dev && pend_ids[fd % PEND_IDS].ino == ino;
+	sfs_mutex_unlock(&table_lock);
+	return !known || same;
+}
+
+bool sfs_fd_pending_claim(int fd)
+{
+	bool ok = false;
+	sfs_mutex_lock(&table_lock);
+	_Atomic(struct sfs_file *) *slot = slot_locked(fd);
+	struct sfs_file *v = slot ? atomic_load(slot) : NULL;
+	if (is_pending(v) && v != PROMOTING && ((uintptr_t)v - PEND_BASE) % PEND_SLOTS == 0) {
+		store_slot(slot, v, PROMOTING);
+		ok = true;
+	}
+	sfs_mutex_unlock(&table_lock);
+	return ok;
+}
+
+void sfs_fd_promoted(int fd)
+{
+	sfs_mutex_lock(&table_lock);
+	_Atomic(struct sfs_file *) *slot = slot_locked(fd);
+	if (slot && atomic_load(slot) == PROMOTING)
+		store_slot(slot, PROMOTING, NULL);
+	sfs_mutex_unlock(&table_lock);
+}
+
+void sfs_fd_foreach_pending(bool (*fn)(int fd, void *arg), void *arg)
+{
+	int limit = sfs_fd_limit();
+	for (int fd = 0; fd < limit && sfs_fd_any_pending(); fd++) {
+		struct fd_array *a = atomic_load_explicit(&table, memory_order_acquire);
+		struct sfs_file *v = a && fd < a->n ? atomic_load(&a->slot[fd]) : NULL;
+		if (is_pending(v) && v != PROMOTING && !fn(fd, arg))
+			return;
+	}
+}
+
+static bool forgettable(const struct sfs_file *v)
+{
+	/* A promotion in progress is its promoter's to end. */
+	return v && v != SFS_FD_INTERNAL && v != PROMOTING && (uintptr_t)v <= SFS_FD_MARK_MAX;
+}
+
+void sfs_fd_forget_mark(int fd)
+{
+	struct fd_array *a = atomic_load_explicit(&table, memory_order_acquire);
+	if (fd < 0 || !a || fd >= a->n || !forgettable(atomic_load(&a->slot[fd])))
+		return; /* the common case: nothing, or a managed file */
+	sfs_mutex_lock(&table_lock);
+	_Atomic(struct sfs_file *) *slot = slot_locked(fd);
+	struct sfs_file *v = slot ? atomic_load(slot) : NULL;
+	if (forgettable(v))
+		store_slot(slot, v, NULL);
+	sfs_mutex_unlock(&table_lock);
 }

@@ -4,18 +4,32 @@
  * The array only grows; old arrays are kept (never freed) so a lock-free
  * reader holding one stays safe. A slot holds NULL (not ours: pass through),
  * a struct sfs_file (a managed file), SFS_FD_INTERNAL (one of the
- * library's own descriptors, which the application must not touch), or
+ * library's own descriptors, which the application must not touch),
  * SFS_FD_DSYNC (sync and strict modes: a descriptor of a file left to the
- * kernel, whose writes the wrappers make durable before returning). */
+ * kernel, whose writes the wrappers make durable before returning), or a
+ * pending mark: a read-only open of a file this process had no inode of,
+ * read through the kernel for its first few reads, so that a file read once
+ * (tar, cp, grep) costs no more than the kernel's open, read and close; its
+ * next read manages it (sfs_fd_pending_begin). Marks are small integers,
+ * never addresses. */
 #ifndef SFS_FS_FDTABLE_H
 #define SFS_FS_FDTABLE_H
 
 #include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
 
 struct sfs_file;
 
 #define SFS_FD_INTERNAL ((struct sfs_file *)1)
 #define SFS_FD_DSYNC ((struct sfs_file *)2)
+/* Every value up to this is a mark, not a struct sfs_file. */
+#define SFS_FD_MARK_MAX ((uintptr_t)4095)
+/* Reads of a pending descriptor through the kernel before it is managed:
+ * as many as an inode serves through the kernel before its lease
+ * (fs/lease.c), so that a file is managed only once it would be leased
+ * soon (tar reads a 64 KiB file in 10 KiB records: 7 reads). */
+#define SFS_FD_PENDING_READS 16
 
 /* Returns the managed file at fd with a reference taken, or NULL (also NULL
  * for internal fds). Release with sfs_file_put. */
@@ -36,6 +50,48 @@ bool sfs_fd_is_dsync(int fd);
 
 /* Marks (or unmarks) fd as SFS_FD_DSYNC; a managed entry is left alone. */
 void sfs_fd_set_dsync(int fd, bool dsync);
+
+/* Marks fd pending (the application's open of it just returned); dev and
+ * ino: its file's. */
+void sfs_fd_set_pending(int fd, dev_t dev, ino_t ino);
+
+/* Any pending descriptor in the process (a relaxed load: the fast path of
+ * every read of a descriptor the library does not manage). */
+bool sfs_fd_any_pending(void);
+
+enum sfs_pending_step {
+	SFS_PENDING_NO,	     /* not pending: the read goes on as for any other fd */
+	SFS_PENDING_KERNEL,  /* read through the kernel, then sfs_fd_pending_end */
+	SFS_PENDING_PROMOTE, /* this read manages it: then sfs_fd_promoted */
+};
+
+/* A read of fd begins. Counts it, unless this is the read that manages the
+ * descriptor: no kernel read of it may be running then (it would move the
+ * open file's offset after the library took it), and other readers wait. */
+enum sfs_pending_step sfs_fd_pending_begin(int fd);
+
+/* A SFS_PENDING_KERNEL read has returned. Preserves errno. */
+void sfs_fd_pending_end(int fd);
+
+/* Claims fd's promotion outside a read (no read of it running): true if
+ * it was pending; then as SFS_PENDING_PROMOTE. */
+bool sfs_fd_pending_claim(int fd);
+
+/* The promotion is done (managed or not); the mark goes if it is still
+ * there. */
+void sfs_fd_promoted(int fd);
+
+/* Whether the pending descriptor fd may be of the file (dev, ino): false
+ * only when the file it was marked with is another one. */
+bool sfs_fd_pending_may_be(int fd, dev_t dev, ino_t ino);
+
+/* Pending descriptors, for promote_pending_of (fileops.c): calls fn for
+ * each pending fd until it returns false. */
+void sfs_fd_foreach_pending(bool (*fn)(int fd, void *arg), void *arg);
+
+/* Drops a mark that a number reused behind the library's back may carry
+ * (dsync, pending); internal descriptors and managed files stay. */
+void sfs_fd_forget_mark(int fd);
 
 /* One past the highest fd that has ever had an entry. */
 int sfs_fd_limit(void);

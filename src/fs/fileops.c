@@ -24,6 +24,7 @@
 #include "../oplog/oplog.h"
 #include "../staging/adopt.h"
 #include "../util/signals.h"
+#include "../util/stats.h"
 #include "logged.h"
 #include "read.h"
 
@@ -40,15 +41,69 @@ bool sfs_user_range_ok(const void *buf, size_t n)
 	return p + n >= p && p + n <= USER_END;
 }
 
+/* How a descriptor comes to manage(). */
+enum manage_how {
+	MANAGE_OPEN,	/* just opened by the application: may be left pending */
+	MANAGE_AT,	/* opened earlier (forkwatch.h, size.c) */
+	MANAGE_PROMOTE, /* pending until now: its open adopted a dead process's stores */
+};
+
+static void manage(int fd, int flags, int cloexec, int64_t pos, enum manage_how how);
+
+/* Manages a pending descriptor (fdtable.h) that sfs_fd_pending_begin or
+ * promote_pending_of let this caller promote, at the open file's offset. */
+static void promote(int fd)
+{
+	int fl = sfs_real.fcntl(fd, F_GETFL);
+	off_t pos = fl < 0 ? -1 : sfs_real.lseek(fd, 0, SEEK_CUR);
+	if (pos >= 0)
+		manage(fd, fl, -1, pos, MANAGE_PROMOTE);
+	sfs_fd_promoted(fd);
+	sfs_stat_event(SFS_EV_pending_promoted, 1);
+}
+
+void sfs_manage_pending(int fd)
+{
+	int saved = errno;
+	promote(fd);
+	errno = saved;
+}
+
+struct same_file {
+	dev_t dev;
+	ino_t ino;
+	int except;
+};
+
+static bool promote_if_same(int fd, void *arg)
+{
+	const struct same_file *want = arg;
+	struct stat st;
+	if (fd != want->except && sfs_fd_pending_may_be(fd, want->dev, want->ino) &&
+	    sfs_fstat_quiet(fd, &st) == 0 && st.st_dev == want->dev && st.st_ino == want->ino &&
+	    sfs_fd_pending_claim(fd))
+		promote(fd);
+	return true;
+}
+
+/* Before the first inode of (dev, ino) in the process: its pending
+ * descriptors are managed first, so that they share the inode's open file
+ * as every other reader does (the kernel grants no write lease while
+ * another open file of the file is open). */
+static void promote_pending_of(dev_t dev, ino_t ino, int except)
+{
+	struct same_file want = {dev, ino, except};
+	sfs_fd_foreach_pending(promote_if_same, &want);
+}
+
 /* sfs_manage_at, knowing whether fd is close-on-exec (cloexec 0 or 1) or
  * not (-1). */
-static void manage(int fd, int flags, int cloexec, int64_t pos)
+static void manage(int fd, int flags, int cloexec, int64_t pos, enum manage_how how)
 {
 	if (fd < 0 || (flags & O_PATH) || !sfs_g.active)
 		return;
 	int saved = errno;
-	if (sfs_unlikely(sfs_fd_is_dsync(fd)))
-		sfs_fd_set_dsync(fd, false); /* a number reused behind our back */
+	sfs_fd_forget_mark(fd); /* a number reused behind our back */
 	struct stat st;
 	if (sfs_fstat_quiet(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != sfs_g.root_dev)
 		goto out;
@@ -63,14 +118,29 @@ static void manage(int fd, int flags, int cloexec, int64_t pos)
 	/* A process of this user's that died with appends staged for the file
 	 * left them in a store: they go in before anyone here reads it. A file
 	 * this open made (O_CREAT|O_EXCL) has none: a store by its name is a
-	 * former file's, which staging puts aside when it binds its own. */
+	 * former file's, which staging puts aside when it binds its own. A
+	 * pending descriptor's open adopted them; none came since (its open
+	 * file keeps any other process from leasing the file). */
 	bool created = (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
 	struct sfs_inode *known = created ? NULL : sfs_inode_find(st.st_dev, st.st_ino);
 	if (known)
 		sfs_inode_put(known);
-	else if (!created && sfs_adopt_for_open(fd, st.st_dev, st.st_ino, (flags & O_TRUNC) != 0) &&
+	else if (!created && how != MANAGE_PROMOTE &&
+		 sfs_adopt_for_open(fd, st.st_dev, st.st_ino, (flags & O_TRUNC) != 0) &&
 		 sfs_fstat_quiet(fd, &st) != 0)
 		goto out;
+	if (!known && !kernel_only) {
+		/* A file this process has no inode of, opened only to be read:
+		 * pending until its reads show it is worth an inode. */
+		if (how == MANAGE_OPEN && (flags & O_ACCMODE) == O_RDONLY &&
+		    !(flags & (O_CREAT | O_TRUNC))) {
+			sfs_fd_set_pending(fd, st.st_dev, st.st_ino);
+			sfs_stat_event(SFS_EV_pending_opens, 1);
+			goto out;
+		}
+		if (sfs_unlikely(sfs_fd_any_pending()))
+			promote_pending_of(st.st_dev, st.st_ino, fd);
+	}
 	struct sfs_inode *in =
 		kernel_only ? NULL : sfs_inode_open(fd, &st, flags, cloexec, &shared);
 	if (!in)
@@ -100,12 +170,12 @@ out:
 
 void sfs_manage(int fd, int flags)
 {
-	manage(fd, flags, (flags & O_CLOEXEC) != 0, 0);
+	manage(fd, flags, (flags & O_CLOEXEC) != 0, 0, MANAGE_OPEN);
 }
 
 void sfs_manage_at(int fd, int flags, int64_t pos)
 {
-	manage(fd, flags, -1, pos);
+	manage(fd, flags, -1, pos, MANAGE_AT);
 }
 
 /* The kernel's rw_verify_area: a count negative as ssize_t, or an offset

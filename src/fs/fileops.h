@@ -22,6 +22,10 @@ void sfs_manage(int fd, int flags);
  * descriptor taken back after a fork, forkwatch.h). */
 void sfs_manage_at(int fd, int flags, int64_t pos);
 
+/* Manages the pending descriptor fd (fdtable.h) whose promotion
+ * sfs_fd_pending_begin gave the caller. Preserves errno. */
+void sfs_manage_pending(int fd);
+
 ssize_t sfs_file_read(struct sfs_file *f, void *buf, size_t n);
 ssize_t sfs_file_write(struct sfs_file *f, const void *buf, size_t n);
 ssize_t sfs_file_pread(struct sfs_file *f, void *buf, size_t n, int64_t off);

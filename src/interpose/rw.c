@@ -13,9 +13,10 @@ ssize_t __pread64_chk(int fd, void *buf, size_t n, off_t off, size_t buflen);
 SFS_EXPORT ssize_t read(int fd, void *buf, size_t n)
 {
 	SFS_HIDE_INTERNAL(fd, -1);
-	struct sfs_file *f = sfs_wrap_file(fd);
+	bool pending;
+	struct sfs_file *f = sfs_wrap_reader(fd, &pending);
 	if (!f)
-		return sfs_real.read(fd, buf, n);
+		return sfs_wrap_pending_done(fd, pending, sfs_real.read(fd, buf, n));
 	uint64_t t0 = sfs_stat_start();
 	SFS_FINISH(f, SFS_CALL_read, t0, sfs_file_read(f, buf, n), sfs_real.read(fd, buf, n));
 }
@@ -30,9 +31,10 @@ SFS_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
 SFS_EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
 {
 	SFS_HIDE_INTERNAL(fd, -1);
-	struct sfs_file *f = sfs_wrap_file(fd);
+	bool pending;
+	struct sfs_file *f = sfs_wrap_reader(fd, &pending);
 	if (!f)
-		return sfs_real.pread(fd, buf, n, off);
+		return sfs_wrap_pending_done(fd, pending, sfs_real.pread(fd, buf, n, off));
 	uint64_t t0 = sfs_stat_start();
 	SFS_FINISH(f, SFS_CALL_pread, t0, sfs_file_pread(f, buf, n, off),
 		   sfs_real.pread(fd, buf, n, off));

@@ -9,9 +9,10 @@
 SFS_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
 {
 	SFS_HIDE_INTERNAL(fd, -1);
-	struct sfs_file *f = sfs_wrap_file(fd);
+	bool pending;
+	struct sfs_file *f = sfs_wrap_reader(fd, &pending);
 	if (!f)
-		return sfs_real.readv(fd, iov, cnt);
+		return sfs_wrap_pending_done(fd, pending, sfs_real.readv(fd, iov, cnt));
 	uint64_t t0 = sfs_stat_start();
 	SFS_FINISH(f, SFS_CALL_readv, t0, sfs_file_readv(f, iov, cnt, -1, 0),
 		   sfs_real.readv(fd, iov, cnt));
@@ -49,9 +50,10 @@ static long writev_at(struct sfs_file *f, const struct iovec *iov, int cnt, off_
 SFS_EXPORT ssize_t preadv(int fd, const struct iovec *iov, int cnt, off_t off)
 {
 	SFS_HIDE_INTERNAL(fd, -1);
-	struct sfs_file *f = sfs_wrap_file(fd);
+	bool pending;
+	struct sfs_file *f = sfs_wrap_reader(fd, &pending);
 	if (!f)
-		return sfs_real.preadv(fd, iov, cnt, off);
+		return sfs_wrap_pending_done(fd, pending, sfs_real.preadv(fd, iov, cnt, off));
 	uint64_t t0 = sfs_stat_start();
 	SFS_FINISH(f, SFS_CALL_readv, t0, readv_at(f, iov, cnt, off, 0, false),
 		   sfs_real.preadv(fd, iov, cnt, off));
@@ -86,9 +88,10 @@ SFS_ALIAS(pwritev64, pwritev);
 SFS_EXPORT ssize_t preadv2(int fd, const struct iovec *iov, int cnt, off_t off, int rwf)
 {
 	SFS_HIDE_INTERNAL(fd, -1);
-	struct sfs_file *f = sfs_wrap_file(fd);
+	bool pending;
+	struct sfs_file *f = sfs_wrap_reader(fd, &pending);
 	if (!f)
-		return sfs_real.preadv2(fd, iov, cnt, off, rwf);
+		return sfs_wrap_pending_done(fd, pending, sfs_real.preadv2(fd, iov, cnt, off, rwf));
 	uint64_t t0 = sfs_stat_start();
 	long r = readv_at(f, iov, cnt, off, rwf, true);
 	V2_KERNEL(r, sfs_real.preadv2(fd, iov, cnt, off, rwf));

@@ -69,6 +69,39 @@ static inline struct sfs_file *sfs_wrap_file(int fd)
 	return f;
 }
 
+/* sfs_wrap_file for the reads: a pending descriptor (fs/fdtable.h) is read
+ * through the kernel its first few times, then managed. *pending: the
+ * caller reads through the kernel, then calls sfs_wrap_pending_done. */
+static inline struct sfs_file *sfs_wrap_reader(int fd, bool *pending)
+{
+	*pending = false;
+	struct sfs_file *f = sfs_wrap_file(fd);
+	if (f || sfs_likely(!sfs_fd_any_pending()) || !sfs_active())
+		return f;
+	/* A critical section: a handler that reads the descriptor must not
+	 * wait for a promotion it interrupted. */
+	sfs_busy_enter();
+	enum sfs_pending_step step = sfs_fd_pending_begin(fd);
+	if (step == SFS_PENDING_PROMOTE)
+		sfs_manage_pending(fd);
+	sfs_busy_exit();
+	if (step == SFS_PENDING_KERNEL) {
+		*pending = true;
+		sfs_stat_event(SFS_EV_pending_reads, 1);
+		return NULL;
+	}
+	/* Managed now, perhaps by another thread since the first look. */
+	return sfs_wrap_file(fd);
+}
+
+/* A kernel read sfs_wrap_reader let through has returned r. */
+static inline long sfs_wrap_pending_done(int fd, bool pending, long r)
+{
+	if (pending)
+		sfs_fd_pending_end(fd);
+	return r;
+}
+
 /* Releases a file sfs_wrap_file returned, and ends its critical section. */
 static inline void sfs_wrap_put(struct sfs_file *f)
 {

@@ -74,7 +74,10 @@
 	X(unleased_ops)                                                                            \
 	X(read_retries)                                                                            \
 	X(locked_reads)                                                                            \
-	X(fork_taken_back)
+	X(fork_taken_back)                                                                         \
+	X(pending_opens)                                                                           \
+	X(pending_reads)                                                                           \
+	X(pending_promoted)
 /* clang-format on */
 
 enum sfs_call {

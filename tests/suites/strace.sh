@@ -10,7 +10,9 @@
 # A second run forks a child that exits at once before the overwrites: the
 # parent's descriptor must come back to the library (fs/forkwatch.h).
 # A third watches the library's own lookups of a file that dd and head read
-# and write: none may ask for its timestamps (sys/statq.h).
+# and write: none may ask for its timestamps (sys/statq.h). A fourth counts
+# the calls of cat reading files once each: no more opens, closes and
+# fcntls than natively.
 . "$(dirname "$0")/../lib.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 command -v strace >/dev/null 2>&1 || skip "strace not installed"
@@ -128,5 +130,28 @@ if [ "$loud" -ne 0 ]; then
 	grep -E ' [a-z0-9]*stat[a-z0-9]*\(' "$ART/quiet.strace" | cut -c1-160 | sed 's/^/    /'
 	rc=1
 fi
+# Files read once (cat, tar, grep): an open, a read and a close cost the
+# kernel's own calls, and no more than a lookup of the file and of a dead
+# process's staged appends each: no descriptor of the library's (an
+# F_DUPFD and, later, its close) for a file that is never read again.
+ONCE=200
+echo "== SplitFS, $ONCE files read once by cat"
+mkdir -p "$WORK/once"
+for i in $(seq $ONCE); do echo "file $i" >"$WORK/once/f$i"; done
+strace -f -c -o "$ART/once-kernel.strace" cat "$WORK"/once/f* >/dev/null ||
+	{ echo "FAIL: cat natively"; rc=1; }
+strace -f -c -o "$ART/once.strace" "$SFS_CLI" run --root "$SFS_MNT" -- \
+	cat "$WORK"/once/f* >"$ART/once.out" 2>&1 || { echo "FAIL: cat under SplitFS"; rc=1; }
+for s in openat close fcntl; do
+	k=$(strace_calls "$ART/once-kernel.strace" $s)
+	l=$(strace_calls "$ART/once.strace" $s)
+	echo "  $s: native $k, SplitFS $l"
+	# The CLI, the loader and the library's start make a few dozen.
+	if [ "$l" -gt $((k + ONCE / 4)) ]; then
+		echo "FAIL: $l $s calls under SplitFS for $ONCE files read once (native $k)"
+		rc=1
+	fi
+done
+
 [ $rc -eq 0 ] || die "strace suite failed"
 echo "the data path makes $lib read/write system calls under SplitFS ($forked with a fork)"
