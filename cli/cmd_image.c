@@ -4,15 +4,19 @@
  * journaling and extents); a marker in DIR/.splitfs/image names it, so
  * 'image down' only ever unmounts what 'image up' made. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/sysmacros.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../src/staging/census.h"
 #include "../src/util/options.h"
 #include "cli.h"
 #include "xfs_feature.h"
@@ -175,6 +179,45 @@ static int image_up(const char *dir, const char *fs, const char *size)
 	return 0;
 }
 
+/* The suffix of the image's census segments in /dev/shm
+ * (src/staging/census.h), from its .splitfs; "" where there is none. */
+static void census_suffix(const char *dir, char *suffix, size_t n)
+{
+	char priv[PATH_MAX + 16];
+	snprintf(priv, sizeof(priv), "%s/.splitfs", dir);
+	struct statx stx;
+	suffix[0] = '\0';
+	if (statx(AT_FDCWD, priv, AT_SYMLINK_NOFOLLOW, STATX_INO | STATX_BTIME, &stx) != 0)
+		return;
+	uint64_t btime = stx.stx_mask & STATX_BTIME ? (uint64_t)stx.stx_btime.tv_sec * 1000000000u +
+							      stx.stx_btime.tv_nsec :
+						      0;
+	sfs_census_suffix(suffix, n, makedev(stx.stx_dev_major, stx.stx_dev_minor), stx.stx_ino,
+			  btime);
+}
+
+/* Removes every user's census segment of the unmounted image: nobody can
+ * use them once it is gone. */
+static void remove_census(const char *suffix)
+{
+	size_t sl = strlen(suffix), pl = strlen(SFS_CENSUS_PREFIX);
+	DIR *d = sl ? opendir("/dev/shm") : NULL;
+	if (!d)
+		return;
+	const struct dirent *de;
+	while ((de = readdir(d)) != NULL) {
+		const char *name = de->d_name;
+		size_t len = strlen(name);
+		/* prefix, a uid (digits only), then the suffix */
+		if (len <= pl + sl || strncmp(name, SFS_CENSUS_PREFIX, pl) != 0 ||
+		    strcmp(name + len - sl, suffix) != 0 ||
+		    strspn(name + pl, "0123456789") != len - sl - pl)
+			continue;
+		unlinkat(dirfd(d), name, 0);
+	}
+	closedir(d);
+}
+
 static int image_down(const char *dir)
 {
 	char abs[PATH_MAX], marker[PATH_MAX + 32], line[PATH_MAX + 16], img[PATH_MAX] = "";
@@ -196,10 +239,13 @@ static int image_down(const char *dir)
 		cli_err("image down: must run as root");
 		return 1;
 	}
+	char census[96];
+	census_suffix(abs, census, sizeof(census));
 	if (umount(abs) != 0) {
 		cli_err("image down: umount %s: %s", abs, strerror(errno));
 		return 1;
 	}
+	remove_census(census);
 	if (strncmp(img, "/dev/shm/splitfs-", 17) == 0 && unlink(img) != 0 && errno != ENOENT) {
 		cli_err("image down: %s: %s", img, strerror(errno));
 		return 1;

@@ -26,6 +26,7 @@
 #include "sys/self.h"
 #include "map/protect.h"
 #include "staging/adopt.h"
+#include "staging/census.h"
 #include "staging/pool.h"
 #include "util/compiler.h"
 #include "util/guard.h"
@@ -140,7 +141,9 @@ static void do_init(void)
 			  strerror(-rc));
 		return;
 	}
+	sfs_census_attach();
 	recover_dead();
+	sfs_census_settle();
 	sfs_protect_init();
 	sfs_guard_install();
 	sfs_signals_install(sfs_flush_before_exit);

@@ -23,6 +23,7 @@
 #include "process.h"
 #include "../oplog/oplog.h"
 #include "../staging/adopt.h"
+#include "../staging/census.h"
 #include "../util/signals.h"
 #include "../util/stats.h"
 #include "logged.h"
@@ -120,12 +121,13 @@ static void manage(int fd, int flags, int cloexec, int64_t pos, enum manage_how 
 	 * this open made (O_CREAT|O_EXCL) has none: a store by its name is a
 	 * former file's, which staging puts aside when it binds its own. A
 	 * pending descriptor's open adopted them; none came since (its open
-	 * file keeps any other process from leasing the file). */
+	 * file keeps any other process from leasing the file). None is
+	 * bound anywhere while the census says so (staging/census.h). */
 	bool created = (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
 	struct sfs_inode *known = created ? NULL : sfs_inode_find(st.st_dev, st.st_ino);
 	if (known)
 		sfs_inode_put(known);
-	else if (!created && how != MANAGE_PROMOTE &&
+	else if (!created && how != MANAGE_PROMOTE && !sfs_census_clear() &&
 		 sfs_adopt_for_open(fd, st.st_dev, st.st_ino, (flags & O_TRUNC) != 0) &&
 		 sfs_fstat_quiet(fd, &st) != 0)
 		goto out;

@@ -69,6 +69,9 @@ struct sfs_recover_env {
 				stores, each into that user's files */
 	dev_t root_dev;	     /* the managed file system */
 	int root_fd;	     /* a directory on it, O_RDONLY (file handles), or -1 */
+	/* The library's: a store of euid's, counted in the census of that id,
+	 * lost its bound name (staging/census.h); NULL elsewhere. */
+	void (*census_leave)(uint64_t id);
 };
 
 /* Fills env's boot_id and mnt_id: this boot, and the mount of the file

@@ -105,13 +105,25 @@ static int copy_window(const struct sfs_sys *sys, int sfd, const struct sfs_stor
 	return rc;
 }
 
-/* Removes the store called name (and a file store's data beside it). */
-static void remove_store(const struct sfs_sys *sys, int dirfd, const char *name)
+/* Removes the store called name (and a file store's data beside it);
+ * returns whether name is gone. */
+static bool remove_store(const struct sfs_sys *sys, int dirfd, const char *name)
 {
 	char data[SFS_STORE_NAME_MAX + 16];
 	sfs_name_cat(data, sizeof(data), name, SFS_STORE_DATA);
-	sys->unlinkat(dirfd, name, 0);
+	bool gone = sys->unlinkat(dirfd, name, 0) == 0 || errno == ENOENT;
 	sys->unlinkat(dirfd, data, 0);
+	return gone;
+}
+
+/* The bound name of a store counted in a census (by its owner, of the
+ * caller's user) is gone: one fewer in that census, if it is the caller's. */
+static void uncount(const struct sfs_recover_env *env, const char *name,
+		    const struct sfs_store_hdr *h, const struct stat *st, bool gone)
+{
+	if (gone && h->census && env->census_leave && strncmp(name, "stage.", 6) == 0 &&
+	    st->st_uid == env->euid)
+		env->census_leave(h->census);
 }
 
 /* Keeps the store called name apart, as orphan.* (with its data). */
@@ -170,7 +182,7 @@ int64_t sfs_adopt_store(const struct sfs_recover_env *env, int dirfd, const char
 		 * (a crash since: its page cache is gone, or half written back). */
 		if (open)
 			rep->discarded++;
-		remove_store(sys, dirfd, name);
+		uncount(env, name, h, &st, remove_store(sys, dirfd, name));
 		goto out;
 	}
 	int tfd = target_fd;
@@ -181,13 +193,15 @@ int64_t sfs_adopt_store(const struct sfs_recover_env *env, int dirfd, const char
 	if (gone) {
 		/* The file was deleted: the kernel would have dropped the data. */
 		rep->discarded++;
-		remove_store(sys, dirfd, name);
+		uncount(env, name, h, &st, remove_store(sys, dirfd, name));
 		goto close_target;
 	}
 	if (tfd < 0 || sys->fstat(tfd, &ts) != 0 || ts.st_dev != (dev_t)h->dev ||
 	    ts.st_ino != (ino_t)h->ino) {
 		/* Renamed over, or not ours to open: kept apart, said once. */
-		if (keep_store(sys, dirfd, name))
+		bool kept = keep_store(sys, dirfd, name);
+		uncount(env, name, h, &st, kept);
+		if (kept)
 			rep->orphaned++;
 		note(rep, "%s: its file cannot be found or opened for writing; kept as orphan.*",
 		     name, 0);
@@ -228,7 +242,9 @@ int64_t sfs_adopt_store(const struct sfs_recover_env *env, int dirfd, const char
 		}
 	} else if ((uint64_t)ts.st_size != size) {
 		/* The file changed after its owner died: never written over. */
-		if (keep_store(sys, dirfd, name)) {
+		bool kept = keep_store(sys, dirfd, name);
+		uncount(env, name, h, &st, kept);
+		if (kept) {
 			rep->orphaned++;
 			note(rep,
 			     "%s: the file changed after its writer died; its unsynced appends "
@@ -241,7 +257,7 @@ int64_t sfs_adopt_store(const struct sfs_recover_env *env, int dirfd, const char
 	if (ret >= 0) {
 		uint32_t empty = SFS_STORE_EMPTY;
 		sys->pwrite(sfd, &empty, sizeof(empty), offsetof(struct sfs_store_hdr, state));
-		remove_store(sys, dirfd, name);
+		uncount(env, name, h, &st, remove_store(sys, dirfd, name));
 	}
 close_target:
 	if (tfd >= 0 && tfd != target_fd)

@@ -52,8 +52,8 @@ struct sfs_store_hdr {
 	uint32_t spare;
 	uint64_t base;	       /* the target's size when the window opened */
 	_Atomic uint64_t size; /* the window's bytes are [base, size) */
-	uint64_t spare2;
-	uint64_t seq; /* windows opened on this store */
+	uint64_t census;       /* the census counting its name (census.h), or 0 */
+	uint64_t seq;	       /* windows opened on this store */
 	unsigned char handle[128];
 	char path[3848]; /* the target's path at the window's opening */
 };

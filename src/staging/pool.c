@@ -289,6 +289,7 @@ int sfs_staging_get(int kind, struct sfs_stage *st)
 	st->hdr = (struct sfs_store_hdr *)p.map;
 	st->cap = p.cap;
 	st->bound = false;
+	st->census = 0;
 	st->parked = p.parked;
 	st->spent = false; /* spent stores are not pooled */
 	st->park_id = p.park_id;

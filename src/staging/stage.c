@@ -23,6 +23,7 @@
 #include "../util/msg.h"
 #include "../util/stats.h"
 #include "adopt.h"
+#include "census.h"
 #include "pool.h"
 
 int sfs_stage_attach(struct sfs_stage *st)
@@ -51,15 +52,17 @@ static int rename_store(const char *name, const char *to, bool file, unsigned fl
 	return -err;
 }
 
-/* Unlinks name (and a file store's name.data). */
-static void unlink_store(const char *name, bool file)
+/* Unlinks name (and a file store's name.data); returns whether name is
+ * gone. */
+static bool unlink_store(const char *name, bool file)
 {
-	sfs_real.unlinkat(sfs_g.priv_dirfd, name, 0);
+	bool gone = sfs_real.unlinkat(sfs_g.priv_dirfd, name, 0) == 0 || errno == ENOENT;
 	if (file) {
 		char data[SFS_STORE_NAME_MAX + 16];
 		sfs_name_cat(data, sizeof(data), name, SFS_STORE_DATA);
 		sfs_real.unlinkat(sfs_g.priv_dirfd, data, 0);
 	}
+	return gone;
 }
 
 /* This process's parked stores, as id << 1 | file (0: a free slot), so
@@ -99,6 +102,9 @@ void sfs_stage_unbind(struct sfs_stage *st)
 	if (!st->bound)
 		return;
 	atomic_store(&st->hdr->state, SFS_STORE_EMPTY);
+	/* Before the name goes: an adopter of a store that has this flag
+	 * takes its count away (adopt.c), and this process does below. */
+	st->hdr->census = 0;
 	bool file = st->kind == SFS_STAGE_FILE;
 	char name[SFS_STORE_NAME_MAX + 8], park[SFS_STORE_NAME_MAX + 8];
 	sfs_store_name(name, sizeof(name), sfs_g.euid, st->dev, st->ino);
@@ -117,10 +123,16 @@ void sfs_stage_unbind(struct sfs_stage *st)
 		else
 			forget_parked(key);
 	}
+	bool gone = st->parked;
 	if (!st->parked) {
-		unlink_store(name, file);
+		gone = unlink_store(name, file);
 		st->spent = true;
 	}
+	/* A name that stayed (unlinkat failed) keeps its count: the census
+	 * errs high, never low. */
+	if (gone)
+		sfs_census_leave(st->census);
+	st->census = 0;
 	st->bound = false;
 }
 
@@ -165,6 +177,8 @@ void sfs_stage_detach(struct sfs_stage *st)
 	sfs_staging_put(st);
 }
 
+static int link_by_name(struct sfs_stage *st, int kfd, dev_t dev, ino_t ino, const char *name);
+
 /* Writes the target's identity into the header and links the store as the
  * target's (format.h). A name left by a dead process of this user's that
  * nobody adopted yet is adopted first (its window belongs before ours). */
@@ -205,6 +219,28 @@ static int bind_store(struct sfs_stage *st, int kfd, dev_t dev, ino_t ino)
 
 	char name[SFS_STORE_NAME_MAX + 8];
 	sfs_store_name(name, sizeof(name), sfs_g.euid, dev, ino);
+	uint64_t census;
+	int rc = sfs_census_enter(&census);
+	if (rc)
+		return rc;
+	h->census = census; /* for whoever adopts it (adopt.c) */
+	rc = link_by_name(st, kfd, dev, ino, name);
+	if (rc) {
+		sfs_census_leave(census);
+		return rc;
+	}
+	st->census = census;
+	st->bound = true;
+	st->dev = dev;
+	st->ino = ino;
+	return 0;
+}
+
+/* Links the store (from its idle name, or its descriptors) as name, the
+ * target's. 0 or -errno. */
+static int link_by_name(struct sfs_stage *st, int kfd, dev_t dev, ino_t ino, const char *name)
+{
+	char proc[48];
 	for (int attempt = 0;; attempt++) {
 		if (st->parked) {
 			/* From its idle name, the data with the header. */
@@ -244,9 +280,6 @@ static int bind_store(struct sfs_stage *st, int kfd, dev_t dev, ino_t ino)
 			return -errno;
 		sfs_adopt_for_open(kfd, dev, ino, false);
 	}
-	st->bound = true;
-	st->dev = dev;
-	st->ino = ino;
 	return 0;
 }
 
@@ -375,6 +408,7 @@ void sfs_stage_abandon(struct sfs_stage *st)
 	st->map = NULL;
 	st->hdr = NULL;
 	st->bound = false;
+	st->census = 0; /* bound still: its count stays */
 }
 
 void sfs_stage_forget(struct sfs_stage *st)
@@ -391,6 +425,7 @@ void sfs_stage_forget(struct sfs_stage *st)
 	st->map = NULL;
 	st->hdr = NULL;
 	st->bound = false;
+	st->census = 0; /* the parent's count */
 }
 
 void sfs_stage_empty(struct sfs_stage *st)
@@ -412,6 +447,7 @@ void sfs_adopt_env_lib(struct sfs_recover_env *env)
 	env->euid = sfs_g.euid;
 	env->all_users = false;
 	env->root_dev = sfs_g.root_dev;
+	env->census_leave = sfs_census_leave;
 	/* open_by_handle_at takes no O_PATH descriptor. */
 	env->root_fd = sfs_real.openat(sfs_g.priv_dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }

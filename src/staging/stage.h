@@ -43,6 +43,7 @@ struct sfs_stage {
 	struct sfs_store_hdr *hdr;
 	struct sfs_maptab maps; /* file: chunk mappings of the data */
 	bool bound;		/* linked as the target's store */
+	uint64_t census;	/* the census counting its name (census.h), or 0 */
 	dev_t dev;		/* the target it is bound to */
 	ino_t ino;
 	/* Where its name is between targets (sfs_store_park_name): linked
