@@ -52,6 +52,17 @@ static struct sfs_file *pend(unsigned reads, unsigned inflight)
 	return (struct sfs_file *)(uintptr_t)(PEND_BASE + reads * PEND_SLOTS + inflight);
 }
 
+/* A pending mark's kernel reads begun, and those still running. */
+static unsigned reads_of(const struct sfs_file *v)
+{
+	return (unsigned)((uintptr_t)v - PEND_BASE) / PEND_SLOTS;
+}
+
+static unsigned inflight_of(const struct sfs_file *v)
+{
+	return (unsigned)((uintptr_t)v - PEND_BASE) % PEND_SLOTS;
+}
+
 /* Caller holds table_lock: a slot goes from old to v. */
 static void store_slot(_Atomic(struct sfs_file *) *slot, struct sfs_file *old, struct sfs_file *v)
 {
@@ -115,14 +126,29 @@ static struct fd_array *cover(int fd)
 	return b;
 }
 
-static void set_slot(int fd, struct sfs_file *v)
+/* Caller holds table_lock. Sets fd's slot to v, growing the array; *old
+ * (if old): what the slot held. false: no memory for the array. */
+static bool set_slot(int fd, struct sfs_file *v, struct sfs_file **old)
 {
 	struct fd_array *a = cover(fd);
 	if (!a)
-		return;
-	store_slot(&a->slot[fd], atomic_load(&a->slot[fd]), v);
+		return false;
+	struct sfs_file *was = atomic_load(&a->slot[fd]);
+	store_slot(&a->slot[fd], was, v);
+	if (old)
+		*old = was;
 	if (fd >= atomic_load(&high_water))
 		atomic_store(&high_water, fd + 1);
+	return true;
+}
+
+/* A managed file that set_slot replaced: the kernel reused the number
+ * behind our back (an fd closed through a path we do not see), so our
+ * reference goes. Called without the lock. */
+static void drop_stale(struct sfs_file *old)
+{
+	if ((uintptr_t)old > SFS_FD_MARK_MAX)
+		sfs_file_put(old);
 }
 
 int sfs_fd_install(int fd, struct sfs_file *f)
@@ -130,22 +156,15 @@ int sfs_fd_install(int fd, struct sfs_file *f)
 	if (fd < 0)
 		return -EBADF;
 	sfs_file_ref(f);
+	struct sfs_file *old = NULL;
 	sfs_mutex_lock(&table_lock);
-	struct fd_array *a = cover(fd);
-	struct sfs_file *old = a ? atomic_load(&a->slot[fd]) : NULL;
-	if (a)
-		store_slot(&a->slot[fd], old, f);
-	if (fd >= atomic_load(&high_water))
-		atomic_store(&high_water, fd + 1);
+	bool ok = set_slot(fd, f, &old);
 	sfs_mutex_unlock(&table_lock);
-	if (!a) {
+	if (!ok) {
 		sfs_file_put(f);
 		return -ENOMEM;
 	}
-	/* A stale entry means the kernel reused the number behind our back
-	 * (an fd closed through a path we do not see): drop our reference. */
-	if ((uintptr_t)old > SFS_FD_MARK_MAX)
-		sfs_file_put(old);
+	drop_stale(old);
 	return 0;
 }
 
@@ -174,7 +193,7 @@ void sfs_fd_set_internal(int fd, bool internal)
 		return;
 	sfs_mutex_lock(&table_lock);
 	if (internal)
-		set_slot(fd, SFS_FD_INTERNAL);
+		set_slot(fd, SFS_FD_INTERNAL, NULL);
 	else {
 		struct fd_array *a = atomic_load(&table);
 		if (a && fd < a->n && atomic_load(&a->slot[fd]) == SFS_FD_INTERNAL)
@@ -191,7 +210,7 @@ void sfs_fd_set_dsync(int fd, bool dsync)
 	struct fd_array *a = atomic_load(&table);
 	struct sfs_file *cur = a && fd < a->n ? atomic_load(&a->slot[fd]) : NULL;
 	if (dsync && !cur)
-		set_slot(fd, SFS_FD_DSYNC);
+		set_slot(fd, SFS_FD_DSYNC, NULL);
 	else if (!dsync && cur == SFS_FD_DSYNC)
 		atomic_store(&a->slot[fd], NULL);
 	sfs_mutex_unlock(&table_lock);
@@ -223,20 +242,15 @@ void sfs_fd_set_pending(int fd, dev_t dev, ino_t ino)
 {
 	if (fd < 0)
 		return;
+	struct sfs_file *old = NULL;
 	sfs_mutex_lock(&table_lock);
-	struct fd_array *a = cover(fd);
-	struct sfs_file *old = a ? atomic_load(&a->slot[fd]) : NULL;
-	if (a) {
-		store_slot(&a->slot[fd], old, pend(0, 0));
+	if (set_slot(fd, pend(0, 0), &old)) {
 		pend_ids[fd % PEND_IDS].fd = fd;
 		pend_ids[fd % PEND_IDS].dev = dev;
 		pend_ids[fd % PEND_IDS].ino = ino;
 	}
-	if (fd >= atomic_load(&high_water))
-		atomic_store(&high_water, fd + 1);
 	sfs_mutex_unlock(&table_lock);
-	if ((uintptr_t)old > SFS_FD_MARK_MAX) /* a stale entry, as in sfs_fd_install */
-		sfs_file_put(old);
+	drop_stale(old);
 }
 
 bool sfs_fd_any_pending(void)
@@ -262,8 +276,7 @@ enum sfs_pending_step sfs_fd_pending_begin(int fd)
 		if (v == PROMOTING) {
 			wait = true;
 		} else if (is_pending(v)) {
-			unsigned reads = ((unsigned)(uintptr_t)v - PEND_BASE) / PEND_SLOTS;
-			unsigned inflight = ((unsigned)(uintptr_t)v - PEND_BASE) % PEND_SLOTS;
+			unsigned reads = reads_of(v), inflight = inflight_of(v);
 			if (reads >= SFS_FD_PENDING_READS && inflight == 0) {
 				store_slot(slot, v, PROMOTING);
 				step = SFS_PENDING_PROMOTE;
@@ -289,7 +302,7 @@ void sfs_fd_pending_end(int fd)
 	_Atomic(struct sfs_file *) *slot = slot_locked(fd);
 	struct sfs_file *v = slot ? atomic_load(slot) : NULL;
 	/* The mark may be gone (the descriptor closed meanwhile). */
-	if (is_pending(v) && v != PROMOTING && ((uintptr_t)v - PEND_BASE) % PEND_SLOTS > 0)
+	if (is_pending(v) && v != PROMOTING && inflight_of(v) > 0)
 		store_slot(slot, v, (struct sfs_file *)((uintptr_t)v - 1));
 	sfs_mutex_unlock(&table_lock);
 	errno = saved;
@@ -310,7 +323,7 @@ bool sfs_fd_pending_claim(int fd)
 	sfs_mutex_lock(&table_lock);
 	_Atomic(struct sfs_file *) *slot = slot_locked(fd);
 	struct sfs_file *v = slot ? atomic_load(slot) : NULL;
-	if (is_pending(v) && v != PROMOTING && ((uintptr_t)v - PEND_BASE) % PEND_SLOTS == 0) {
+	if (is_pending(v) && v != PROMOTING && inflight_of(v) == 0) {
 		store_slot(slot, v, PROMOTING);
 		ok = true;
 	}
