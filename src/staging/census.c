@@ -124,11 +124,16 @@ static enum census_state attach(void)
 			  (unsigned)sfs_g.euid);
 	sfs_census_suffix(path + pl, sizeof(path) - (size_t)pl, self.dev, self.dir_ino,
 			  self.dir_btime);
+	/* Every process but the first finds it: open first, make it only
+	 * where it is missing (and open it again if another made it since). */
 	int fl = O_RDWR | O_NOFOLLOW | O_CLOEXEC;
-	int fd = sfs_real.open(path, fl | O_CREAT | O_EXCL, 0600);
-	maker = fd >= 0;
-	if (!maker && errno == EEXIST)
-		fd = sfs_real.open(path, fl);
+	int fd = sfs_real.open(path, fl);
+	if (fd < 0 && errno == ENOENT) {
+		fd = sfs_real.open(path, fl | O_CREAT | O_EXCL, 0600);
+		maker = fd >= 0;
+		if (!maker && errno == EEXIST)
+			fd = sfs_real.open(path, fl);
+	}
 	if (fd < 0)
 		return failed(errno);
 	/* Never another user's, nor one that others may write. */
@@ -139,8 +144,9 @@ static enum census_state attach(void)
 		return CENSUS_NONE;
 	}
 	/* Its page allocated now (a store into a full tmpfs would fault),
-	 * also by an opener that came before its maker's fallocate. */
-	int rc = sfs_real.fallocate(fd, 0, 0, SEG_SIZE);
+	 * also by an opener that came before its maker's fallocate. Only a
+	 * fallocate gives it its size: a whole size means an allocated page. */
+	int rc = st.st_size >= SEG_SIZE ? 0 : sfs_real.fallocate(fd, 0, 0, SEG_SIZE);
 	void *m = rc == 0 ?
 			  sfs_real.mmap(NULL, SEG_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) :
 			  MAP_FAILED;
@@ -151,10 +157,11 @@ static enum census_state attach(void)
 	/* Whoever maps it first names it (an opener may come before the
 	 * maker has written anything). */
 	uint64_t id = 0, none = 0;
-	while (!id)
+	while (!atomic_load(&seg->id) && !id)
 		if (getrandom(&id, sizeof(id), 0) != sizeof(id))
 			id = 0;
-	atomic_compare_exchange_strong(&seg->id, &none, id);
+	if (id)
+		atomic_compare_exchange_strong(&seg->id, &none, id);
 	if (maker) {
 		memcpy(seg->boot_id, self.boot_id, sizeof(self.boot_id));
 		seg->dir_btime = self.dir_btime;
