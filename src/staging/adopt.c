@@ -282,8 +282,7 @@ void sfs_adopt_dir(const struct sfs_recover_env *env, int dirfd, struct sfs_reco
 	int pl = snprintf(parked, sizeof(parked), "idle.%u.", (unsigned)env->euid);
 	struct dirent *de;
 	while ((de = readdir(d)) != NULL) {
-		size_t len = strlen(de->d_name), dl = strlen(SFS_STORE_DATA);
-		if (len > dl && strcmp(de->d_name + len - dl, SFS_STORE_DATA) == 0)
+		if (sfs_store_is_data(de->d_name))
 			continue; /* a data file goes with its header */
 		if (strncmp(de->d_name, parked, (size_t)pl) == 0) {
 			/* Bound to no file, so nothing to put back: removed once

@@ -86,13 +86,9 @@ static int64_t count_bound(void)
 	}
 	int64_t n = 0;
 	const struct dirent *de;
-	size_t dl = strlen(SFS_STORE_DATA);
-	while ((de = readdir(d)) != NULL) {
-		size_t len = strlen(de->d_name);
-		if (strncmp(de->d_name, prefix, (size_t)pl) == 0 &&
-		    !(len > dl && strcmp(de->d_name + len - dl, SFS_STORE_DATA) == 0))
+	while ((de = readdir(d)) != NULL)
+		if (strncmp(de->d_name, prefix, (size_t)pl) == 0 && !sfs_store_is_data(de->d_name))
 			n++;
-	}
 	closedir(d);
 	return n;
 }

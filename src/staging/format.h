@@ -23,8 +23,10 @@
 #define SFS_STAGING_FORMAT_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "../util/compiler.h"
 
@@ -79,5 +81,13 @@ static inline uint64_t sfs_store_pos(uint32_t layout, uint64_t cap, uint64_t off
 
 /* The suffix of a file store's data file name. */
 #define SFS_STORE_DATA ".data"
+
+/* Whether a name in .splitfs is a file store's data file: not a store of
+ * its own, it goes with the header of the same name without the suffix. */
+static inline bool sfs_store_is_data(const char *name)
+{
+	size_t len = strlen(name), dl = sizeof(SFS_STORE_DATA) - 1;
+	return len > dl && strcmp(name + len - dl, SFS_STORE_DATA) == 0;
+}
 
 #endif
