@@ -179,41 +179,66 @@ static int image_up(const char *dir, const char *fs, const char *size)
 	return 0;
 }
 
-/* The suffix of the image's census segments in /dev/shm
- * (src/staging/census.h), from its .splitfs; "" where there is none. */
-static void census_suffix(const char *dir, char *suffix, size_t n)
+/* The image's census identity (src/staging/census.h) from its .splitfs:
+ * what follows the device in a segment's name (".<ino>.<btime>"); false
+ * where there is none. */
+static bool census_identity(const char *dir, char *tail, size_t n)
 {
-	char priv[PATH_MAX + 16];
+	char priv[PATH_MAX + 16], full[96];
 	snprintf(priv, sizeof(priv), "%s/.splitfs", dir);
 	struct statx stx;
-	suffix[0] = '\0';
 	if (statx(AT_FDCWD, priv, AT_SYMLINK_NOFOLLOW, STATX_INO | STATX_BTIME, &stx) != 0)
-		return;
+		return false;
 	uint64_t btime = stx.stx_mask & STATX_BTIME ? (uint64_t)stx.stx_btime.tv_sec * 1000000000u +
 							      stx.stx_btime.tv_nsec :
 						      0;
-	sfs_census_suffix(suffix, n, makedev(stx.stx_dev_major, stx.stx_dev_minor), stx.stx_ino,
-			  btime);
+	sfs_census_suffix(full, sizeof(full), makedev(stx.stx_dev_major, stx.stx_dev_minor),
+			  stx.stx_ino, btime);
+	snprintf(tail, n, "%s", strchr(full + 1, '.')); /* ".<dev>.<ino>.<btime>" */
+	return true;
 }
 
-/* Removes every user's census segment of the unmounted image: nobody can
- * use them once it is gone. */
-static void remove_census(const char *suffix)
+/* Whether a file system on the device is mounted anywhere (a bind mount, a
+ * copy of the image mounted from another loop device). */
+static bool dev_mounted(dev_t dev)
 {
-	size_t sl = strlen(suffix), pl = strlen(SFS_CENSUS_PREFIX);
-	DIR *d = sl ? opendir("/dev/shm") : NULL;
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+	if (!f)
+		return true; /* unknown: keep its segments */
+	char line[4096];
+	unsigned ma, mi;
+	bool found = false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%*u %*u %u:%u", &ma, &mi) == 2 && makedev(ma, mi) == dev;
+	fclose(f);
+	return found;
+}
+
+/* Removes every user's census segment of the unmounted file system: those
+ * of the device it was on, and those a remount from another loop device
+ * left, whose device holds no file system now. A segment whose device is
+ * mounted (a copy of the image, the same .splitfs identity) stays. */
+static void remove_census(const char *tail)
+{
+	size_t tl = strlen(tail), pl = strlen(SFS_CENSUS_PREFIX);
+	DIR *d = opendir("/dev/shm");
 	if (!d)
 		return;
 	const struct dirent *de;
 	while ((de = readdir(d)) != NULL) {
 		const char *name = de->d_name;
 		size_t len = strlen(name);
-		/* prefix, a uid (digits only), then the suffix */
-		if (len <= pl + sl || strncmp(name, SFS_CENSUS_PREFIX, pl) != 0 ||
-		    strcmp(name + len - sl, suffix) != 0 ||
-		    strspn(name + pl, "0123456789") != len - sl - pl)
+		/* prefix, a uid, ".", a device, then the tail; digits only */
+		if (len <= pl + tl || strncmp(name, SFS_CENSUS_PREFIX, pl) != 0 ||
+		    strcmp(name + len - tl, tail) != 0)
 			continue;
-		unlinkat(dirfd(d), name, 0);
+		const char *uid = name + pl, *dot = strchr(uid, '.');
+		size_t ul = dot ? (size_t)(dot - uid) : 0, dl = len - tl - pl - ul - 1;
+		if (ul == 0 || dl == 0 || strspn(uid, "0123456789") != ul ||
+		    strspn(dot + 1, "0123456789") != dl)
+			continue;
+		if (!dev_mounted((dev_t)strtoull(dot + 1, NULL, 10)))
+			unlinkat(dirfd(d), name, 0);
 	}
 	closedir(d);
 }
@@ -240,12 +265,13 @@ static int image_down(const char *dir)
 		return 1;
 	}
 	char census[96];
-	census_suffix(abs, census, sizeof(census));
+	bool counted = census_identity(abs, census, sizeof(census));
 	if (umount(abs) != 0) {
 		cli_err("image down: umount %s: %s", abs, strerror(errno));
 		return 1;
 	}
-	remove_census(census);
+	if (counted)
+		remove_census(census);
 	if (strncmp(img, "/dev/shm/splitfs-", 17) == 0 && unlink(img) != 0 && errno != ENOENT) {
 		cli_err("image down: %s: %s", img, strerror(errno));
 		return 1;

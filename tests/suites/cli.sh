@@ -70,4 +70,32 @@ out=$("$SFS_CLI" recover --root "$M" 2>&1)
 n=$(sed -nE 's/.* ([0-9]+) skipped.*/\1/p' <<<"$out")
 [ "${n:-0}" -ge 1 ] && ok "a corrupt record is counted as skipped ($n)" ||
 	bad "a corrupt record was not reported: $out"
+
+# --- image down: the census segments of every loop device the image was on ----------
+# A remount from another loop device makes another segment (its name has
+# the device); `image down` once removed only the last one's.
+census_of() { ls /dev/shm | grep -E "^splitfs-census\.$(id -u)\.$(stat -c %d "$M")\." ; }
+"$SFS_CLI" run --root "$M" -- true
+seg1=$(census_of)
+img=$(sed -n 's/^backing=//p' "$M/.splitfs/image")
+hold=$(mktemp /dev/shm/splitfs-cli-hold.XXXXXX)
+truncate -s 1M "$hold"
+umount "$M" || die "cannot unmount $M"
+loop=$(losetup -f --show "$hold") # the freed loop device stays taken
+mount -o loop "$img" "$M" || die "cannot mount $img again"
+"$SFS_CLI" run --root "$M" -- true
+seg2=$(census_of)
+# A copy of the image mounted elsewhere has the same tail, another device.
+copy=splitfs-census.4242.$(stat -c %d /dev/shm).${seg1#*.*.*.}
+touch "/dev/shm/$copy"
+"$SFS_CLI" image down "$M" >/dev/null
+losetup -d "$loop"
+rm -f "$hold"
+if [ -n "$seg1" ] && [ -n "$seg2" ] && [ "$seg1" != "$seg2" ] && [ ! -e "/dev/shm/$seg1" ] &&
+	[ ! -e "/dev/shm/$seg2" ] && [ -e "/dev/shm/$copy" ]; then
+	ok "image down removed the segments of both devices, kept a mounted device's"
+else
+	bad "census segments after image down: $seg1 / $seg2 (want both gone), $copy (want kept)"
+fi
+rm -f "/dev/shm/$copy"
 exit $rc
