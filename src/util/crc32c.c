@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "crc32c.h"
 
+#include <cpuid.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -17,8 +18,11 @@ static void init(void)
 			c = (c >> 1) ^ (POLY & (0u - (c & 1u)));
 		table[i] = c;
 	}
-	__builtin_cpu_init();
-	have_hw = __builtin_cpu_supports("sse4.2") ? 1 : 0;
+	/* One cpuid leaf, at the first checksum: __builtin_cpu_supports
+	 * would link libgcc's constructor, which runs a dozen cpuid leaves
+	 * (each a trap in a VM) in every process at start. */
+	unsigned eax, ebx, ecx, edx;
+	have_hw = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_SSE4_2) ? 1 : 0;
 }
 
 __attribute__((target("sse4.2"))) static uint32_t hw(uint32_t crc, const unsigned char *p,
