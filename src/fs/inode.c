@@ -35,6 +35,10 @@
 
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sfs_inode *buckets[NBUCKETS];
+/* Inodes in the buckets (under the table lock): the walks of the whole
+ * table stop when they have seen them all, and touch no bucket when there
+ * is none (a process's exit: 32 KiB of zero pages faulted in for nothing). */
+static atomic_int nhashed;
 static struct sfs_inode lru = {.lru_prev = &lru, .lru_next = &lru};
 static int ncached;
 static atomic_int nstaged;
@@ -75,6 +79,7 @@ static void unhash_locked(struct sfs_inode *in)
 	while (*pp != in)
 		pp = &(*pp)->hnext;
 	*pp = in->hnext;
+	nhashed--;
 }
 
 /* Closes one of the library's descriptors of the file, unless the process
@@ -358,6 +363,7 @@ struct sfs_inode *sfs_inode_open(int appfd, const struct stat *st, int flags, in
 		unsigned h = hash(fresh->dev, fresh->ino);
 		fresh->hnext = buckets[h];
 		buckets[h] = fresh;
+		nhashed++;
 		sfs_mutex_unlock(&table_lock);
 		return fresh;
 	}
@@ -398,8 +404,9 @@ struct sfs_inode *sfs_inode_find_kfd(int fd)
 {
 	sfs_mutex_lock(&table_lock);
 	struct sfs_inode *found = NULL;
-	for (int b = 0; b < NBUCKETS && !found; b++)
-		for (struct sfs_inode *in = buckets[b]; in && !found; in = in->hnext)
+	int seen = 0;
+	for (int b = 0; b < NBUCKETS && seen < nhashed && !found; b++)
+		for (struct sfs_inode *in = buckets[b]; in && !found; in = in->hnext, seen++)
 			if (in->kfd == fd)
 				found = in;
 	if (found && found->refs++ == 0)
@@ -527,10 +534,16 @@ void sfs_inode_forget(dev_t dev, ino_t ino)
 void sfs_inode_foreach(void (*fn)(struct sfs_inode *, void *), void *arg)
 {
 	sfs_mutex_lock(&table_lock);
+	if (nhashed == 0) {
+		sfs_mutex_unlock(&table_lock);
+		return;
+	}
 	size_t n = 0, cap = 64;
 	struct sfs_inode **list = malloc(cap * sizeof(*list));
-	for (int b = 0; list && b < NBUCKETS; b++) {
+	int seen = 0;
+	for (int b = 0; list && b < NBUCKETS && seen < nhashed; b++) {
 		for (struct sfs_inode *in = buckets[b]; in; in = in->hnext) {
+			seen++;
 			if (in->refs == 0)
 				continue;
 			if (n == cap) {
@@ -556,11 +569,17 @@ void sfs_inode_foreach_nowait(void (*fn)(struct sfs_inode *))
 {
 	if (sfs_mutex_trylock(&table_lock) != 0)
 		return;
-	for (int b = 0; b < NBUCKETS; b++)
-		for (struct sfs_inode *in = buckets[b]; in; in = in->hnext)
+	int seen = 0;
+	for (int b = 0; b < NBUCKETS && seen < nhashed; b++)
+		for (struct sfs_inode *in = buckets[b]; in; in = in->hnext, seen++)
 			if (in->refs > 0)
 				fn(in);
 	sfs_mutex_unlock(&table_lock);
+}
+
+bool sfs_inode_any(void)
+{
+	return atomic_load_explicit(&nhashed, memory_order_relaxed) > 0;
 }
 
 int sfs_inode_staged_count(void)
@@ -599,7 +618,7 @@ void sfs_inode_table_reset(void)
 	pthread_mutex_init(&table_lock, NULL);
 	pthread_cond_init(&destroyed, NULL);
 	ndestroying = 0;
-	for (int b = 0; b < NBUCKETS; b++) {
+	for (int b = 0; b < NBUCKETS && nhashed > 0; b++) {
 		struct sfs_inode *in = buckets[b];
 		while (in) {
 			struct sfs_inode *next = in->hnext;
@@ -610,6 +629,7 @@ void sfs_inode_table_reset(void)
 			sfs_internal_close(in->kfd);
 			free(in);
 			in = next;
+			nhashed--;
 		}
 		buckets[b] = NULL;
 	}

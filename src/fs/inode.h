@@ -243,6 +243,10 @@ void sfs_inode_foreach(void (*fn)(struct sfs_inode *, void *), void *arg);
  * run in a signal handler). */
 void sfs_inode_foreach_nowait(void (*fn)(struct sfs_inode *));
 
+/* Whether the process has an inode of any file (a relaxed look: a caller
+ * that finds none skips a lookup whose only use is an inode's). */
+bool sfs_inode_any(void);
+
 /* Number of inodes that hold staged data (a cheap "anything to relink?"). */
 int sfs_inode_staged_count(void);
 void sfs_inode_staged_changed(int delta);

@@ -55,7 +55,7 @@ static int unlink_impl(int dirfd, const char *path, int flags,
 	if (!sfs_active())
 		return kernel(dirfd, path, flags);
 	struct stat st;
-	bool known = lookup(dirfd, path, &st);
+	bool known = sfs_inode_any() && lookup(dirfd, path, &st);
 	int r = kernel(dirfd, path, flags);
 	if (r == 0 && known)
 		sfs_inode_forget(st.st_dev, st.st_ino);
@@ -105,7 +105,8 @@ static int rename_impl(int olddir, const char *oldpath, int newdir, const char *
 	if (flags & RENAME_EXCHANGE)
 		relink_path(newdir, newpath);
 	struct stat st;
-	bool replaced = !(flags & RENAME_EXCHANGE) && lookup(newdir, newpath, &st);
+	bool replaced =
+		!(flags & RENAME_EXCHANGE) && sfs_inode_any() && lookup(newdir, newpath, &st);
 	int r = flags ? sfs_real.renameat2(olddir, oldpath, newdir, newpath, flags) :
 			sfs_real.renameat(olddir, oldpath, newdir, newpath);
 	if (r == 0 && replaced)
