@@ -13,8 +13,15 @@
 #include "file.h"
 #include "../util/signals.h"
 
+/* The file a pending mark was set for (under table_lock). */
+struct pend_id {
+	dev_t dev;
+	ino_t ino;
+};
+
 struct fd_array {
 	int n;
+	struct pend_id *ids; /* n of them, after the slots */
 	_Atomic(struct sfs_file *) slot[];
 };
 
@@ -22,38 +29,29 @@ static _Atomic(struct fd_array *) table;
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_int high_water;
 
-/* A pending mark: PEND_BASE + reads * PEND_SLOTS + inflight, where reads
- * counts the kernel reads begun (up to SFS_FD_PENDING_READS) and inflight
- * those still running; PROMOTING while one read manages the descriptor. */
+/* A pending mark: PEND_BASE + ops * PEND_SLOTS + inflight, where ops
+ * counts the kernel reads and writes begun (up to SFS_FD_PENDING_OPS) and
+ * inflight those still running; PROMOTING while one call manages the
+ * descriptor. */
 #define PEND_BASE 16u
 #define PEND_SLOTS 64u
 #define PROMOTING ((struct sfs_file *)(uintptr_t)4000)
-static_assert(PEND_BASE + (SFS_FD_PENDING_READS + 1) * PEND_SLOTS <= 4000 &&
-		      4000 <= SFS_FD_MARK_MAX,
+static_assert(PEND_BASE + (SFS_FD_PENDING_OPS + 1) * PEND_SLOTS <= 4000 && 4000 <= SFS_FD_MARK_MAX,
 	      "pending marks lie below PROMOTING, among the marks");
 static atomic_int npending; /* slots holding a pending mark */
-
-/* The files of the most recent pending marks, by fd modulo PEND_IDS
- * (under table_lock): a new inode's open checks them without an fstat. */
-#define PEND_IDS 64
-static struct {
-	int fd;
-	dev_t dev;
-	ino_t ino;
-} pend_ids[PEND_IDS];
 
 static bool is_pending(const struct sfs_file *v)
 {
 	return (uintptr_t)v >= PEND_BASE && (uintptr_t)v <= SFS_FD_MARK_MAX;
 }
 
-static struct sfs_file *pend(unsigned reads, unsigned inflight)
+static struct sfs_file *pend(unsigned ops, unsigned inflight)
 {
-	return (struct sfs_file *)(uintptr_t)(PEND_BASE + reads * PEND_SLOTS + inflight);
+	return (struct sfs_file *)(uintptr_t)(PEND_BASE + ops * PEND_SLOTS + inflight);
 }
 
-/* A pending mark's kernel reads begun, and those still running. */
-static unsigned reads_of(const struct sfs_file *v)
+/* A pending mark's kernel calls begun, and those still running. */
+static unsigned ops_of(const struct sfs_file *v)
 {
 	return (unsigned)((uintptr_t)v - PEND_BASE) / PEND_SLOTS;
 }
@@ -115,12 +113,17 @@ static struct fd_array *cover(int fd)
 	int n = a ? a->n : 256;
 	while (n <= fd)
 		n *= 2;
-	struct fd_array *b = calloc(1, sizeof(*b) + (size_t)n * sizeof(b->slot[0]));
+	struct fd_array *b =
+		calloc(1, sizeof(*b) + (size_t)n * (sizeof(b->slot[0]) + sizeof(struct pend_id)));
 	if (!b)
 		return NULL;
+	static_assert(sizeof(b->slot[0]) % _Alignof(struct pend_id) == 0, "ids after the slots");
 	b->n = n;
+	b->ids = (struct pend_id *)&b->slot[n];
 	for (int i = 0; a && i < a->n; i++)
 		atomic_store_explicit(&b->slot[i], atomic_load(&a->slot[i]), memory_order_relaxed);
+	if (a)
+		memcpy(b->ids, a->ids, (size_t)a->n * sizeof(*a->ids));
 	/* The old array is deliberately leaked: lock-free readers may hold it. */
 	atomic_store_explicit(&table, b, memory_order_release);
 	return b;
@@ -235,7 +238,6 @@ void sfs_fd_reset(bool dsync)
 			atomic_store(&a->slot[i], dsync ? SFS_FD_DSYNC : NULL);
 	}
 	atomic_store(&npending, 0);
-	memset(pend_ids, 0, sizeof(pend_ids));
 }
 
 void sfs_fd_set_pending(int fd, dev_t dev, ino_t ino)
@@ -245,12 +247,22 @@ void sfs_fd_set_pending(int fd, dev_t dev, ino_t ino)
 	struct sfs_file *old = NULL;
 	sfs_mutex_lock(&table_lock);
 	if (set_slot(fd, pend(0, 0), &old)) {
-		pend_ids[fd % PEND_IDS].fd = fd;
-		pend_ids[fd % PEND_IDS].dev = dev;
-		pend_ids[fd % PEND_IDS].ino = ino;
+		struct fd_array *a = atomic_load(&table);
+		a->ids[fd] = (struct pend_id){dev, ino};
 	}
 	sfs_mutex_unlock(&table_lock);
 	drop_stale(old);
+}
+
+enum sfs_fd_kind sfs_fd_kind(int fd)
+{
+	struct fd_array *a = atomic_load_explicit(&table, memory_order_acquire);
+	if (fd < 0 || !a || fd >= a->n)
+		return SFS_FD_KIND_KERNEL;
+	struct sfs_file *v = atomic_load_explicit(&a->slot[fd], memory_order_acquire);
+	return is_pending(v)		      ? SFS_FD_KIND_PENDING :
+	       (uintptr_t)v > SFS_FD_MARK_MAX ? SFS_FD_KIND_MANAGED :
+						SFS_FD_KIND_KERNEL;
 }
 
 bool sfs_fd_any_pending(void)
@@ -276,16 +288,16 @@ enum sfs_pending_step sfs_fd_pending_begin(int fd)
 		if (v == PROMOTING) {
 			wait = true;
 		} else if (is_pending(v)) {
-			unsigned reads = reads_of(v), inflight = inflight_of(v);
-			if (reads >= SFS_FD_PENDING_READS && inflight == 0) {
+			unsigned ops = ops_of(v), inflight = inflight_of(v);
+			if (ops >= SFS_FD_PENDING_OPS && inflight == 0) {
 				store_slot(slot, v, PROMOTING);
 				step = SFS_PENDING_PROMOTE;
 			} else if (inflight + 1 < PEND_SLOTS) {
-				reads = reads < SFS_FD_PENDING_READS ? reads + 1 : reads;
-				store_slot(slot, v, pend(reads, inflight + 1));
+				ops = ops < SFS_FD_PENDING_OPS ? ops + 1 : ops;
+				store_slot(slot, v, pend(ops, inflight + 1));
 				step = SFS_PENDING_KERNEL;
 			} else {
-				wait = true; /* as many readers as the mark counts */
+				wait = true; /* as many callers as the mark counts */
 			}
 		}
 		sfs_mutex_unlock(&table_lock);
@@ -311,10 +323,10 @@ void sfs_fd_pending_end(int fd)
 bool sfs_fd_pending_may_be(int fd, dev_t dev, ino_t ino)
 {
 	sfs_mutex_lock(&table_lock);
-	bool known = pend_ids[fd % PEND_IDS].fd == fd;
-	bool same = pend_ids[fd % PEND_IDS].dev == dev && pend_ids[fd % PEND_IDS].ino == ino;
+	struct fd_array *a = atomic_load(&table);
+	bool same = fd >= 0 && a && fd < a->n && a->ids[fd].dev == dev && a->ids[fd].ino == ino;
 	sfs_mutex_unlock(&table_lock);
-	return !known || same;
+	return same;
 }
 
 bool sfs_fd_pending_claim(int fd)
@@ -338,6 +350,29 @@ void sfs_fd_promoted(int fd)
 	if (slot && atomic_load(slot) == PROMOTING)
 		store_slot(slot, PROMOTING, NULL);
 	sfs_mutex_unlock(&table_lock);
+}
+
+void sfs_fd_pending_forget(int fd)
+{
+	for (;;) {
+		sfs_mutex_lock(&table_lock);
+		_Atomic(struct sfs_file *) *slot = slot_locked(fd);
+		struct sfs_file *v = slot ? atomic_load(slot) : NULL;
+		bool wait = v == PROMOTING;
+		if (!wait && is_pending(v))
+			store_slot(slot, v, NULL); /* calls in flight end without it */
+		sfs_mutex_unlock(&table_lock);
+		if (!wait)
+			return;
+		sched_yield();
+	}
+}
+
+void sfs_fd_pending_forget_all(void)
+{
+	int limit = sfs_fd_limit();
+	for (int fd = 0; fd < limit && sfs_fd_any_pending(); fd++)
+		sfs_fd_pending_forget(fd);
 }
 
 void sfs_fd_foreach_pending(bool (*fn)(int fd, void *arg), void *arg)

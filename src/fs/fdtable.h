@@ -7,11 +7,12 @@
  * library's own descriptors, which the application must not touch),
  * SFS_FD_DSYNC (sync and strict modes: a descriptor of a file left to the
  * kernel, whose writes the wrappers make durable before returning), or a
- * pending mark: a read-only open of a file this process had no inode of,
- * read through the kernel for its first few reads, so that a file read once
- * (tar, cp, grep) costs no more than the kernel's open, read and close; its
- * next read manages it (sfs_fd_pending_begin). Marks are small integers,
- * never addresses. */
+ * pending mark: an open of a file this process had no inode of (read-only
+ * in every mode; any open in POSIX mode), read and written through the
+ * kernel for its first few reads and writes, so that a file read or
+ * written once (tar, cp, grep) costs no more than the kernel's open, read
+ * or write, and close; its next read or write manages it
+ * (sfs_fd_pending_begin). Marks are small integers, never addresses. */
 #ifndef SFS_FS_FDTABLE_H
 #define SFS_FS_FDTABLE_H
 
@@ -25,11 +26,11 @@ struct sfs_file;
 #define SFS_FD_DSYNC ((struct sfs_file *)2)
 /* Every value up to this is a mark, not a struct sfs_file. */
 #define SFS_FD_MARK_MAX ((uintptr_t)4095)
-/* Reads of a pending descriptor through the kernel before it is managed:
- * as many as an inode serves through the kernel before its lease
+/* Reads and writes of a pending descriptor through the kernel before it is
+ * managed: as many as an inode serves through the kernel before its lease
  * (fs/lease.c), so that a file is managed only once it would be leased
  * soon (tar reads a 64 KiB file in 10 KiB records: 7 reads). */
-#define SFS_FD_PENDING_READS 16
+#define SFS_FD_PENDING_OPS 16
 
 /* Returns the managed file at fd with a reference taken, or NULL (also NULL
  * for internal fds). Release with sfs_file_put. */
@@ -59,31 +60,53 @@ void sfs_fd_set_pending(int fd, dev_t dev, ino_t ino);
  * every read of a descriptor the library does not manage). */
 bool sfs_fd_any_pending(void);
 
+/* What fd's slot holds now (one load, no lock: the fast path of every
+ * read and write of a descriptor the library does not manage, a pipe or a
+ * socket). */
+enum sfs_fd_kind {
+	SFS_FD_KIND_KERNEL,  /* nothing, or a mark that is not pending */
+	SFS_FD_KIND_PENDING, /* pending, or being promoted */
+	SFS_FD_KIND_MANAGED, /* a managed file */
+};
+enum sfs_fd_kind sfs_fd_kind(int fd);
+
 enum sfs_pending_step {
-	SFS_PENDING_NO,	     /* not pending: the read goes on as for any other fd */
-	SFS_PENDING_KERNEL,  /* read through the kernel, then sfs_fd_pending_end */
-	SFS_PENDING_PROMOTE, /* this read manages it: then sfs_fd_promoted */
+	SFS_PENDING_NO,	     /* not pending: the call goes on as for any other fd */
+	SFS_PENDING_KERNEL,  /* made through the kernel, then sfs_fd_pending_end */
+	SFS_PENDING_PROMOTE, /* this call manages it: then sfs_fd_promoted */
 };
 
-/* A read of fd begins. Counts it, unless this is the read that manages the
- * descriptor: no kernel read of it may be running then (it would move the
- * open file's offset after the library took it), and other readers wait. */
+/* A read or write of fd begins. Counts it, unless this is the call that
+ * manages the descriptor: no kernel call on it may be running then (it
+ * would move the open file's offset, or its size, after the library took
+ * them), and other callers wait. */
 enum sfs_pending_step sfs_fd_pending_begin(int fd);
 
-/* A SFS_PENDING_KERNEL read has returned. Preserves errno. */
+/* A SFS_PENDING_KERNEL call has returned. Preserves errno. */
 void sfs_fd_pending_end(int fd);
 
-/* Claims fd's promotion outside a read (no read of it running): true if
- * it was pending; then as SFS_PENDING_PROMOTE. */
+/* Claims fd's promotion outside a read or write (none of it running):
+ * true if it was pending; then as SFS_PENDING_PROMOTE. */
 bool sfs_fd_pending_claim(int fd);
 
 /* The promotion is done (managed or not); the mark goes if it is still
  * there. */
 void sfs_fd_promoted(int fd);
 
-/* Whether the pending descriptor fd may be of the file (dev, ino): false
- * only when the file it was marked with is another one. */
+/* Whether the pending descriptor fd was marked with the file (dev, ino)
+ * (the caller confirms with an fstat: the number may have been reused
+ * behind the library's back). */
 bool sfs_fd_pending_may_be(int fd, dev_t dev, ino_t ino);
+
+/* fd's open file is shared now (a dup, a fork or exec, a descriptor
+ * passed to another process, an mmap of it): if it is pending, it stays
+ * the kernel's, never managed (a promotion would make a descriptor of the
+ * library's on the same open file, and the kernel would lease it under the
+ * others' feet). Waits for a promotion in progress to end. */
+void sfs_fd_pending_forget(int fd);
+
+/* The same for every pending descriptor (fork, exec, spawn). */
+void sfs_fd_pending_forget_all(void);
 
 /* Pending descriptors, for promote_pending_of (fileops.c): calls fn for
  * each pending fd until it returns false. */

@@ -20,6 +20,7 @@
 #include "fdtable.h"
 #include "flush.h"
 #include "inode.h"
+#include "lease.h"
 #include "process.h"
 #include "../oplog/oplog.h"
 #include "../staging/adopt.h"
@@ -97,6 +98,22 @@ static void promote_pending_of(dev_t dev, ino_t ino, int except)
 	sfs_fd_foreach_pending(promote_if_same, &want);
 }
 
+/* Whether an open with these flags may leave its descriptor pending
+ * (fdtable.h). A read-only one, in every mode. One that may write, in POSIX
+ * mode only: its kernel writes are the kernel's, as a process without the
+ * library would make them (in sync and strict modes a write must be durable
+ * when it returns: their files left to the kernel carry SFS_FD_DSYNC). The
+ * writes of a pending descriptor change the file behind any inode of it,
+ * as another process's would; none is leased meanwhile, since its open
+ * file keeps the kernel from granting a lease (fs/lease.h), and a new inode
+ * of the file promotes it first (promote_pending_of). */
+static bool may_pend(int flags)
+{
+	if ((flags & O_ACCMODE) == O_RDONLY && !(flags & (O_CREAT | O_TRUNC)))
+		return true;
+	return !sfs_oplog_on();
+}
+
 /* sfs_manage_at, knowing whether fd is close-on-exec (cloexec 0 or 1) or
  * not (-1). */
 static void manage(int fd, int flags, int cloexec, int64_t pos, enum manage_how how)
@@ -132,10 +149,9 @@ static void manage(int fd, int flags, int cloexec, int64_t pos, enum manage_how 
 		 sfs_fstat_quiet(fd, &st) != 0)
 		goto out;
 	if (!known && !kernel_only) {
-		/* A file this process has no inode of, opened only to be read:
-		 * pending until its reads show it is worth an inode. */
-		if (how == MANAGE_OPEN && (flags & O_ACCMODE) == O_RDONLY &&
-		    !(flags & (O_CREAT | O_TRUNC))) {
+		/* A file this process has no inode of: pending until its reads
+		 * and writes show it is worth an inode. */
+		if (how == MANAGE_OPEN && may_pend(flags)) {
 			sfs_fd_set_pending(fd, st.st_dev, st.st_ino);
 			sfs_stat_event(SFS_EV_pending_opens, 1);
 			goto out;
@@ -160,6 +176,8 @@ static void manage(int fd, int flags, int cloexec, int64_t pos, enum manage_how 
 	f->kshared = shared;
 	sfs_fd_install(fd, f);
 	sfs_file_put(f);
+	if (how == MANAGE_PROMOTE)
+		sfs_lease_due(in);
 	goto out;
 kernel:
 	/* Left to the kernel: in sync and strict modes its writes are still

@@ -174,6 +174,14 @@ static bool start(void)
 
 /* --- taking and dropping ----------------------------------------------------- */
 
+void sfs_lease_due(struct sfs_inode *in)
+{
+	sfs_inode_lock(in);
+	if (in->lease_ops < LEASE_AFTER - 1)
+		in->lease_ops = LEASE_AFTER - 1;
+	sfs_inode_unlock(in);
+}
+
 bool sfs_lease_take_locked(struct sfs_inode *in, bool force)
 {
 	if (sfs_inode_leased(in))

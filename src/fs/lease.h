@@ -55,6 +55,11 @@ static inline bool sfs_inode_leased(const struct sfs_inode *in)
  * must log every write). */
 bool sfs_lease_take_locked(struct sfs_inode *in, bool force);
 
+/* The file was read or written through the kernel as often as an inode
+ * would have been before its lease (a pending descriptor, fdtable.h): the
+ * inode's next data operation asks for the lease. */
+void sfs_lease_due(struct sfs_inode *in);
+
 /* The same from a path that does not hold the lock (readers). */
 bool sfs_lease_try(struct sfs_inode *in);
 

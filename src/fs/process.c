@@ -154,6 +154,8 @@ void sfs_demote_inode(struct sfs_inode *in)
 void sfs_demote_fd(int fd)
 {
 	sfs_forkwatch_forget(fd);
+	if (sfs_g.active && sfs_fd_any_pending())
+		sfs_fd_pending_forget(fd);
 	struct sfs_file *f = sfs_g.active ? sfs_fd_get(fd) : NULL;
 	if (f) {
 		sfs_demote_inode(f->inode);
@@ -194,6 +196,7 @@ void sfs_prepare_share(bool inheritable_only)
 {
 	if (!sfs_g.active)
 		return;
+	sfs_fd_pending_forget_all(); /* their open files are shared now */
 	sfs_flush_all();
 	sfs_lease_drop_all();
 	sfs_inode_evict_writable(); /* the new program may be one we just wrote */
@@ -203,7 +206,11 @@ void sfs_prepare_share(bool inheritable_only)
 void sfs_atfork_prepare(void)
 {
 	/* The child shares every descriptor the parent has: they are demoted,
-	 * and watched until the child lets go of them (forkwatch.h). */
+	 * and watched until the child lets go of them (forkwatch.h). Pending
+	 * ones stay the kernel's; first, before any lock that a promotion in
+	 * progress may need. */
+	if (sfs_g.active)
+		sfs_fd_pending_forget_all();
 	sfs_forkwatch_prepare();
 	sfs_prepare_share(false);
 	sfs_threads_fork_prepare(); /* after the flushes, which may start one */

@@ -53,9 +53,12 @@ static void closed_by_kernel(int fd)
 	}
 }
 
-/* newfd now refers to what oldfd does. */
+/* newfd now refers to what oldfd does. A pending oldfd stays the
+ * kernel's, as newfd is (fdtable.h). */
 static void duplicated(int oldfd, int newfd)
 {
+	if (sfs_fd_any_pending())
+		sfs_fd_pending_forget(oldfd);
 	struct sfs_file *f = sfs_fd_get(oldfd);
 	if (f) {
 		sfs_fd_install(newfd, f);
@@ -264,14 +267,8 @@ static int fcntl_impl(int (*real)(int, int, ...), int fd, int cmd, void *arg)
 		return setfl(real, fd, (int)(intptr_t)arg);
 	if (cmd == F_GETFL)
 		return getfl(real, fd);
-	if (owns_open_file(cmd)) {
-		sfs_forkwatch_forget(fd);
-		struct sfs_file *f = sfs_fd_get(fd);
-		if (f) {
-			sfs_demote_inode(f->inode);
-			sfs_file_put(f);
-		}
-	}
+	if (owns_open_file(cmd))
+		sfs_demote_fd(fd);
 	int r = cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC ?
 			SFS_FD_RETRY(int, -1, real(fd, cmd, arg)) :
 			real(fd, cmd, arg);
@@ -296,12 +293,7 @@ SFS_EXPORT int flock(int fd, int op)
 			errno = EBADF;
 			return -1;
 		}
-		sfs_forkwatch_forget(fd);
-		struct sfs_file *f = sfs_fd_get(fd);
-		if (f) {
-			sfs_demote_inode(f->inode);
-			sfs_file_put(f);
-		}
+		sfs_demote_fd(fd);
 	}
 	return sfs_real.flock(fd, op);
 }

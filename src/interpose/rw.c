@@ -14,7 +14,7 @@ SFS_EXPORT ssize_t read(int fd, void *buf, size_t n)
 {
 	SFS_HIDE_INTERNAL(fd, -1);
 	bool pending;
-	struct sfs_file *f = sfs_wrap_reader(fd, &pending);
+	struct sfs_file *f = sfs_wrap_data(fd, false, &pending);
 	if (!f)
 		return sfs_wrap_pending_done(fd, pending, sfs_real.read(fd, buf, n));
 	uint64_t t0 = sfs_stat_start();
@@ -32,7 +32,7 @@ SFS_EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
 {
 	SFS_HIDE_INTERNAL(fd, -1);
 	bool pending;
-	struct sfs_file *f = sfs_wrap_reader(fd, &pending);
+	struct sfs_file *f = sfs_wrap_data(fd, false, &pending);
 	if (!f)
 		return sfs_wrap_pending_done(fd, pending, sfs_real.pread(fd, buf, n, off));
 	uint64_t t0 = sfs_stat_start();
@@ -59,9 +59,11 @@ SFS_EXPORT ssize_t __pread64_chk(int fd, void *buf, size_t n, off_t off, size_t 
 SFS_EXPORT ssize_t write(int fd, const void *buf, size_t n)
 {
 	SFS_HIDE_INTERNAL(fd, -1);
-	struct sfs_file *f = sfs_wrap_file(fd);
+	bool pending;
+	struct sfs_file *f = sfs_wrap_data(fd, true, &pending);
 	if (!f)
-		return sfs_kernel_wrote(fd, sfs_real.write(fd, buf, n));
+		return sfs_wrap_pending_done(fd, pending,
+					     sfs_kernel_wrote(fd, sfs_real.write(fd, buf, n)));
 	uint64_t t0 = sfs_stat_start();
 	SFS_FINISH(f, SFS_CALL_write, t0, sfs_file_write(f, buf, n),
 		   sfs_kernel_wrote(fd, sfs_real.write(fd, buf, n)));
@@ -70,9 +72,11 @@ SFS_EXPORT ssize_t write(int fd, const void *buf, size_t n)
 SFS_EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 {
 	SFS_HIDE_INTERNAL(fd, -1);
-	struct sfs_file *f = sfs_wrap_file(fd);
+	bool pending;
+	struct sfs_file *f = sfs_wrap_data(fd, true, &pending);
 	if (!f)
-		return sfs_kernel_wrote(fd, sfs_real.pwrite(fd, buf, n, off));
+		return sfs_wrap_pending_done(
+			fd, pending, sfs_kernel_wrote(fd, sfs_real.pwrite(fd, buf, n, off)));
 	uint64_t t0 = sfs_stat_start();
 	SFS_FINISH(f, SFS_CALL_pwrite, t0, sfs_file_pwrite(f, buf, n, off),
 		   sfs_kernel_wrote(fd, sfs_real.pwrite(fd, buf, n, off)));

@@ -10,7 +10,7 @@ SFS_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
 {
 	SFS_HIDE_INTERNAL(fd, -1);
 	bool pending;
-	struct sfs_file *f = sfs_wrap_reader(fd, &pending);
+	struct sfs_file *f = sfs_wrap_data(fd, false, &pending);
 	if (!f)
 		return sfs_wrap_pending_done(fd, pending, sfs_real.readv(fd, iov, cnt));
 	uint64_t t0 = sfs_stat_start();
@@ -21,9 +21,11 @@ SFS_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
 SFS_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 {
 	SFS_HIDE_INTERNAL(fd, -1);
-	struct sfs_file *f = sfs_wrap_file(fd);
+	bool pending;
+	struct sfs_file *f = sfs_wrap_data(fd, true, &pending);
 	if (!f)
-		return sfs_kernel_wrote(fd, sfs_real.writev(fd, iov, cnt));
+		return sfs_wrap_pending_done(fd, pending,
+					     sfs_kernel_wrote(fd, sfs_real.writev(fd, iov, cnt)));
 	uint64_t t0 = sfs_stat_start();
 	SFS_FINISH(f, SFS_CALL_writev, t0, sfs_file_writev(f, iov, cnt, -1, 0),
 		   sfs_kernel_wrote(fd, sfs_real.writev(fd, iov, cnt)));
@@ -51,7 +53,7 @@ SFS_EXPORT ssize_t preadv(int fd, const struct iovec *iov, int cnt, off_t off)
 {
 	SFS_HIDE_INTERNAL(fd, -1);
 	bool pending;
-	struct sfs_file *f = sfs_wrap_reader(fd, &pending);
+	struct sfs_file *f = sfs_wrap_data(fd, false, &pending);
 	if (!f)
 		return sfs_wrap_pending_done(fd, pending, sfs_real.preadv(fd, iov, cnt, off));
 	uint64_t t0 = sfs_stat_start();
@@ -64,9 +66,11 @@ SFS_ALIAS(preadv64, preadv);
 SFS_EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
 {
 	SFS_HIDE_INTERNAL(fd, -1);
-	struct sfs_file *f = sfs_wrap_file(fd);
+	bool pending;
+	struct sfs_file *f = sfs_wrap_data(fd, true, &pending);
 	if (!f)
-		return sfs_kernel_wrote(fd, sfs_real.pwritev(fd, iov, cnt, off));
+		return sfs_wrap_pending_done(
+			fd, pending, sfs_kernel_wrote(fd, sfs_real.pwritev(fd, iov, cnt, off)));
 	uint64_t t0 = sfs_stat_start();
 	SFS_FINISH(f, SFS_CALL_writev, t0, writev_at(f, iov, cnt, off, 0, false),
 		   sfs_kernel_wrote(fd, sfs_real.pwritev(fd, iov, cnt, off)));
@@ -89,7 +93,7 @@ SFS_EXPORT ssize_t preadv2(int fd, const struct iovec *iov, int cnt, off_t off, 
 {
 	SFS_HIDE_INTERNAL(fd, -1);
 	bool pending;
-	struct sfs_file *f = sfs_wrap_reader(fd, &pending);
+	struct sfs_file *f = sfs_wrap_data(fd, false, &pending);
 	if (!f)
 		return sfs_wrap_pending_done(fd, pending, sfs_real.preadv2(fd, iov, cnt, off, rwf));
 	uint64_t t0 = sfs_stat_start();
@@ -103,9 +107,12 @@ SFS_ALIAS(preadv64v2, preadv2);
 SFS_EXPORT ssize_t pwritev2(int fd, const struct iovec *iov, int cnt, off_t off, int rwf)
 {
 	SFS_HIDE_INTERNAL(fd, -1);
-	struct sfs_file *f = sfs_wrap_file(fd);
+	bool pending;
+	struct sfs_file *f = sfs_wrap_data(fd, true, &pending);
 	if (!f)
-		return sfs_kernel_wrote(fd, sfs_real.pwritev2(fd, iov, cnt, off, rwf));
+		return sfs_wrap_pending_done(
+			fd, pending,
+			sfs_kernel_wrote(fd, sfs_real.pwritev2(fd, iov, cnt, off, rwf)));
 	uint64_t t0 = sfs_stat_start();
 	long r = writev_at(f, iov, cnt, off, rwf, true);
 	V2_KERNEL(r, sfs_kernel_wrote(fd, sfs_real.pwritev2(fd, iov, cnt, off, rwf)));

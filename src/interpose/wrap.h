@@ -69,15 +69,23 @@ static inline struct sfs_file *sfs_wrap_file(int fd)
 	return f;
 }
 
-/* sfs_wrap_file for the reads: a pending descriptor (fs/fdtable.h) is read
- * through the kernel its first few times, then managed. *pending: the
- * caller reads through the kernel, then calls sfs_wrap_pending_done. */
-static inline struct sfs_file *sfs_wrap_reader(int fd, bool *pending)
+/* sfs_wrap_file for the reads and writes: a pending descriptor
+ * (fs/fdtable.h) is read and written through the kernel its first few
+ * times, then managed. *pending: the caller makes the call through the
+ * kernel, then calls sfs_wrap_pending_done. */
+static inline struct sfs_file *sfs_wrap_data(int fd, bool write, bool *pending)
 {
 	*pending = false;
 	struct sfs_file *f = sfs_wrap_file(fd);
-	if (f || sfs_likely(!sfs_fd_any_pending()) || !sfs_active())
+	if (f || !sfs_active())
 		return f;
+	/* A second look: another thread's call may have promoted it since
+	 * the first, and then this call is the library's too. */
+	enum sfs_fd_kind kind = sfs_fd_kind(fd);
+	if (sfs_likely(kind == SFS_FD_KIND_KERNEL))
+		return NULL;
+	if (kind == SFS_FD_KIND_MANAGED)
+		return sfs_wrap_file(fd);
 	/* A critical section: a handler that reads the descriptor must not
 	 * wait for a promotion it interrupted. */
 	sfs_busy_enter();
@@ -87,14 +95,14 @@ static inline struct sfs_file *sfs_wrap_reader(int fd, bool *pending)
 	sfs_busy_exit();
 	if (step == SFS_PENDING_KERNEL) {
 		*pending = true;
-		sfs_stat_event(SFS_EV_pending_reads, 1);
+		sfs_stat_event(write ? SFS_EV_pending_writes : SFS_EV_pending_reads, 1);
 		return NULL;
 	}
 	/* Managed now, perhaps by another thread since the first look. */
 	return sfs_wrap_file(fd);
 }
 
-/* A kernel read sfs_wrap_reader let through has returned r. */
+/* A kernel call sfs_wrap_data let through has returned r. */
 static inline long sfs_wrap_pending_done(int fd, bool pending, long r)
 {
 	if (pending)

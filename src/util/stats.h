@@ -77,6 +77,7 @@
 	X(fork_taken_back)                                                                         \
 	X(pending_opens)                                                                           \
 	X(pending_reads)                                                                           \
+	X(pending_writes)                                                                          \
 	X(pending_promoted)
 /* clang-format on */
 
