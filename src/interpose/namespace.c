@@ -65,7 +65,7 @@ SFS_EXPORT int symlinkat(const char *target, int dirfd, const char *linkpath)
 	return r;
 }
 
-SFS_EXPORT int mknodat(int dirfd, const char *path, mode_t mode, dev_t dev)
+static int mknodat_impl(int dirfd, const char *path, mode_t mode, dev_t dev)
 {
 	sfs_init();
 	int r = sfs_real.mknodat(dirfd, path, mode, dev);
@@ -73,9 +73,38 @@ SFS_EXPORT int mknodat(int dirfd, const char *path, mode_t mode, dev_t dev)
 	return r;
 }
 
+SFS_EXPORT int mknodat(int dirfd, const char *path, mode_t mode, dev_t dev)
+{
+	return mknodat_impl(dirfd, path, mode, dev);
+}
+
 SFS_EXPORT int mknod(const char *path, mode_t mode, dev_t dev)
 {
-	return mknodat(AT_FDCWD, path, mode, dev);
+	return mknodat_impl(AT_FDCWD, path, mode, dev);
+}
+
+/* mknod and mknodat of a program built against glibc before 2.33 (see
+ * __xstat, stat.c): version 0 (_MKNOD_VER), or EINVAL. */
+int __xmknod(int ver, const char *path, mode_t mode, dev_t *dev);
+int __xmknodat(int ver, int dirfd, const char *path, mode_t mode, dev_t *dev);
+
+static int xmknodat_impl(int ver, int dirfd, const char *path, mode_t mode, dev_t *dev)
+{
+	if (ver != 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	return mknodat_impl(dirfd, path, mode, *dev);
+}
+
+SFS_EXPORT int __xmknodat(int ver, int dirfd, const char *path, mode_t mode, dev_t *dev)
+{
+	return xmknodat_impl(ver, dirfd, path, mode, dev);
+}
+
+SFS_EXPORT int __xmknod(int ver, const char *path, mode_t mode, dev_t *dev)
+{
+	return xmknodat_impl(ver, AT_FDCWD, path, mode, dev);
 }
 
 /* glibc's mkfifo calls mknod internally, past any interposer. */

@@ -76,13 +76,26 @@ static void patch_statx(int r, struct statx *stx)
 /* struct stat64 and struct stat are the same on x86-64. */
 static_assert(sizeof(struct stat64) == sizeof(struct stat), "stat64 layout");
 
-SFS_EXPORT int fstat(int fd, struct stat *st)
+static int fstat_impl(int fd, struct stat *st)
 {
 	sfs_init();
 	SFS_HIDE_INTERNAL(fd, -1);
 	int r = sfs_real.fstat(fd, st);
 	patch(r, st);
 	return r;
+}
+
+static int fstatat_impl(int dirfd, const char *path, struct stat *st, int flags)
+{
+	sfs_init();
+	int r = sfs_real.fstatat(dirfd, path, st, flags);
+	patch(r, st);
+	return r;
+}
+
+SFS_EXPORT int fstat(int fd, struct stat *st)
+{
+	return fstat_impl(fd, st);
 }
 
 SFS_ALIAS(fstat64, fstat);
@@ -109,13 +122,70 @@ SFS_ALIAS(lstat64, lstat);
 
 SFS_EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags)
 {
-	sfs_init();
-	int r = sfs_real.fstatat(dirfd, path, st, flags);
-	patch(r, st);
-	return r;
+	return fstatat_impl(dirfd, path, st, flags);
 }
 
 SFS_ALIAS(fstatat64, fstatat);
+
+/* What a program built against glibc before 2.33 calls for stat, lstat,
+ * fstat and fstatat (they were inline wrappers of these then; glibc still
+ * exports them for such binaries: manylinux wheels, older distributions'
+ * builds). On x86-64 both versions glibc takes, the kernel's (0) and
+ * Linux's (1), have struct stat's layout; another is EINVAL, as in glibc. */
+#define STAT_VER_OK(ver) ((ver) == 0 || (ver) == 1)
+
+int __fxstat(int ver, int fd, struct stat *st);
+int __xstat(int ver, const char *path, struct stat *st);
+int __lxstat(int ver, const char *path, struct stat *st);
+int __fxstatat(int ver, int dirfd, const char *path, struct stat *st, int flags);
+int __fxstat64(int ver, int fd, struct stat64 *st);
+int __xstat64(int ver, const char *path, struct stat64 *st);
+int __lxstat64(int ver, const char *path, struct stat64 *st);
+int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *st, int flags);
+
+SFS_EXPORT int __fxstat(int ver, int fd, struct stat *st)
+{
+	if (!STAT_VER_OK(ver)) {
+		errno = EINVAL;
+		return -1;
+	}
+	return fstat_impl(fd, st);
+}
+
+SFS_ALIAS(__fxstat64, __fxstat);
+
+SFS_EXPORT int __xstat(int ver, const char *path, struct stat *st)
+{
+	if (!STAT_VER_OK(ver)) {
+		errno = EINVAL;
+		return -1;
+	}
+	return fstatat_impl(AT_FDCWD, path, st, 0);
+}
+
+SFS_ALIAS(__xstat64, __xstat);
+
+SFS_EXPORT int __lxstat(int ver, const char *path, struct stat *st)
+{
+	if (!STAT_VER_OK(ver)) {
+		errno = EINVAL;
+		return -1;
+	}
+	return fstatat_impl(AT_FDCWD, path, st, AT_SYMLINK_NOFOLLOW);
+}
+
+SFS_ALIAS(__lxstat64, __lxstat);
+
+SFS_EXPORT int __fxstatat(int ver, int dirfd, const char *path, struct stat *st, int flags)
+{
+	if (!STAT_VER_OK(ver)) {
+		errno = EINVAL;
+		return -1;
+	}
+	return fstatat_impl(dirfd, path, st, flags);
+}
+
+SFS_ALIAS(__fxstatat64, __fxstatat);
 
 SFS_EXPORT int statx(int dirfd, const char *path, int flags, unsigned int mask, struct statx *stx)
 {
