@@ -173,6 +173,7 @@ static struct sfs_inode *create(int appfd, const struct stat *st, int flags, int
 		sfs_internal_close(kfd);
 		return NULL;
 	}
+	sfs_signals_arm(); /* a fatal signal flushes what it will hold */
 	in->dev = st->st_dev;
 	in->ino = st->st_ino;
 	in->kfd = kfd;

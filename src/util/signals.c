@@ -31,8 +31,12 @@ static __thread struct deferred queue[MAX_DEFERRED] __attribute__((tls_model("in
 static struct sigaction app[NSIG_];
 static bool owned[NSIG_];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-/* Atomic: sigaction reads it in any thread, without the lock. */
+/* Atomic: sigaction reads it in any thread, without the lock. From the
+ * library's start, the application's sigaction calls are the library's. */
 static _Atomic bool installed;
+/* The dispositions the application never set were looked at, and those
+ * that end the process given the flush (sfs_signals_arm). */
+static _Atomic bool armed;
 
 /* The signals whose default action ends the process and that nothing but
  * another process (or a timer, a pipe, a file-size limit) raises. */
@@ -184,10 +188,18 @@ static void install(int sig)
 void sfs_signals_install(void (*before_exit)(void))
 {
 	flush_before_exit = before_exit;
+	atomic_store_explicit(&installed, true, memory_order_release);
+}
+
+void sfs_signals_arm(void)
+{
+	if (atomic_load_explicit(&armed, memory_order_acquire))
+		return;
+	sfs_busy_enter(); /* a handler must not run into this lock */
 	pthread_mutex_lock(&lock);
-	for (int sig = 1; sig < NSIG_ && !installed; sig++) {
-		if (!manageable(sig))
-			continue;
+	for (int sig = 1; sig < NSIG_ && !armed; sig++) {
+		if (!manageable(sig) || owned[sig])
+			continue; /* the application's sigaction made it the library's */
 		struct sigaction cur;
 		if (sfs_real.sigaction(sig, NULL, &cur) != 0)
 			continue;
@@ -200,8 +212,9 @@ void sfs_signals_install(void (*before_exit)(void))
 		owned[sig] = true;
 		install(sig);
 	}
-	installed = true;
+	atomic_store_explicit(&armed, true, memory_order_release);
 	pthread_mutex_unlock(&lock);
+	sfs_busy_exit();
 }
 
 /* Called by sigaction, which a sanitizer runtime calls while it

@@ -74,11 +74,19 @@ static inline void sfs_mutex_unlock(pthread_mutex_t *m)
 	sfs_busy_exit();
 }
 
-/* Installs the library's handlers at start-up (the application's
- * handlers installed before then are taken over). before_exit runs before
- * a signal's default action ends the process (it must neither wait nor
- * allocate: it may interrupt any code). */
+/* At start-up: from now on the application's sigaction calls are the
+ * library's (its handlers run outside the library's critical sections).
+ * before_exit runs before a signal's default action ends the process (it
+ * must neither wait nor allocate: it may interrupt any code), once armed. */
 void sfs_signals_install(void (*before_exit)(void));
+
+/* Before the process has anything to flush (its first inode): looks at
+ * the dispositions the application has not set through the library
+ * (inherited, or set past it) and takes them over: a handler is deferred,
+ * a default action that ends the process flushes first. Once; until then
+ * the process has nothing before_exit would do, and a start saves the ~45
+ * sigaction calls of the look. */
+void sfs_signals_arm(void);
 
 /* Whether the library virtualises the disposition of sig. */
 bool sfs_signals_own(int sig);
