@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "init.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -32,6 +33,7 @@
 #include "util/guard.h"
 #include "util/signals.h"
 #include "util/msg.h"
+#include "util/names.h"
 #include "util/stats.h"
 
 atomic_int sfs_init_state;
@@ -64,10 +66,15 @@ static int setup_root(void)
 	int n = snprintf(sfs_g.priv_dir, sizeof(sfs_g.priv_dir), "%s/.splitfs", root);
 	if (n >= (int)sizeof(sfs_g.priv_dir))
 		return -ENAMETOOLONG;
-	/* Shared by every process and user of the file system, like /tmp. */
-	if (sfs_real.mkdir(sfs_g.priv_dir, 01777) != 0 && errno != EEXIST)
-		return -errno;
+	/* Shared by every process and user of the file system, like /tmp.
+	 * Made by the first process only: a mkdir of an existing directory
+	 * takes the parent's lock, at every process start. */
 	int dfd = sfs_real.open(sfs_g.priv_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 && errno == ENOENT) {
+		if (sfs_real.mkdir(sfs_g.priv_dir, 01777) != 0 && errno != EEXIST)
+			return -errno;
+		dfd = sfs_real.open(sfs_g.priv_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	}
 	if (dfd < 0)
 		return -errno;
 	if (sfs_real.fstat(dfd, &st) != 0 || st.st_dev != sfs_g.root_dev) {
@@ -91,9 +98,25 @@ static void recover_dead(void)
 	memset(&rep, 0, sizeof(rep));
 	struct sfs_recover_env env;
 	sfs_adopt_env_lib(&env);
-	sfs_adopt_dir(&env, sfs_g.priv_dirfd, &rep);
+	/* One read of the directory: stores adopted as it goes, logs after
+	 * (their replay renames them). */
 	struct sfs_recovery logs;
-	sfs_recover_dir(&env, sfs_g.priv_dir, &logs);
+	struct sfs_names lognames = {0};
+	int scan = sfs_real.openat(sfs_g.priv_dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = scan >= 0 ? fdopendir(scan) : NULL;
+	if (!d && scan >= 0)
+		sfs_real.close(scan);
+	const struct dirent *de;
+	while (d && (de = readdir(d)) != NULL) {
+		if (sfs_recover_is_log(de->d_name))
+			sfs_names_add(&lognames, de->d_name);
+		else
+			sfs_adopt_entry(&env, sfs_g.priv_dirfd, de->d_name, &rep);
+	}
+	sfs_recover_names(&env, d ? dirfd(d) : -1, lognames.v, lognames.n, &logs);
+	sfs_names_free(&lognames);
+	if (d)
+		closedir(d);
 	if (logs.logs) {
 		sfs_stat_event(SFS_EV_recovered_logs, logs.logs);
 		sfs_stat_event(SFS_EV_recovered_records, logs.records);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "format.h"
+#include "../util/names.h"
 
 #ifndef STATX_MNT_ID_UNIQUE
 #define STATX_MNT_ID_UNIQUE 0x00004000U
@@ -409,29 +410,45 @@ static void recover_one(struct replay *r, int dirfd, const char *name)
 	sys->close(fd);
 }
 
-int sfs_recover_dir(const struct sfs_recover_env *env, const char *priv_dir,
-		    struct sfs_recovery *rep)
+bool sfs_recover_is_log(const char *name)
 {
-	const struct sfs_sys *sys = env->sys;
+	return strncmp(name, "log.", 4) == 0 && strncmp(name, "log.free.", 9) != 0;
+}
+
+void sfs_recover_names(const struct sfs_recover_env *env, int dirfd, char *const *names, size_t n,
+		       struct sfs_recovery *rep)
+{
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	memset(rep, 0, sizeof(*rep));
-	int dirfd = sys->open(priv_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dirfd < 0)
-		return errno == ENOENT ? 0 : -errno;
 	struct replay r = {.env = env, .rep = rep};
-	int scan = sys->dup(dirfd);
-	DIR *d = scan >= 0 ? fdopendir(scan) : NULL;
-	struct dirent *de;
-	while (d && (de = readdir(d)) != NULL)
-		if (strncmp(de->d_name, "log.", 4) == 0 && strncmp(de->d_name, "log.free.", 9) != 0)
-			recover_one(&r, dirfd, de->d_name);
-	if (d)
-		closedir(d);
-	sys->close(dirfd);
+	for (size_t i = 0; i < n; i++)
+		if (sfs_recover_is_log(names[i]))
+			recover_one(&r, dirfd, names[i]);
 	free(r.files);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	rep->ns = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000u +
 		  (uint64_t)(t1.tv_nsec - t0.tv_nsec);
+}
+
+int sfs_recover_dir(const struct sfs_recover_env *env, const char *priv_dir,
+		    struct sfs_recovery *rep)
+{
+	memset(rep, 0, sizeof(*rep));
+	int dirfd = env->sys->open(priv_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	struct sfs_names logs = {0};
+	int scan = env->sys->dup(dirfd);
+	DIR *d = scan >= 0 ? fdopendir(scan) : NULL;
+	struct dirent *de;
+	while (d && (de = readdir(d)) != NULL)
+		if (sfs_recover_is_log(de->d_name))
+			sfs_names_add(&logs, de->d_name);
+	if (d)
+		closedir(d);
+	sfs_recover_names(env, dirfd, logs.v, logs.n, rep);
+	sfs_names_free(&logs);
+	env->sys->close(dirfd);
 	return 0;
 }

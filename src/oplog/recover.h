@@ -105,4 +105,13 @@ void sfs_log_retire(const struct sfs_sys *sys, int dirfd, const char *name, cons
 int sfs_recover_dir(const struct sfs_recover_env *env, const char *priv_dir,
 		    struct sfs_recovery *rep);
 
+/* Whether a name in .splitfs is an operation log's (not a free one). */
+bool sfs_recover_is_log(const char *name);
+
+/* The same for names read from dirfd (an O_RDONLY descriptor of
+ * .splitfs) by a caller that reads it for more than logs; names not a
+ * log's are skipped. */
+void sfs_recover_names(const struct sfs_recover_env *env, int dirfd, char *const *names, size_t n,
+		       struct sfs_recovery *rep);
+
 #endif

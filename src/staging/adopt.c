@@ -268,6 +268,28 @@ out:
 	return ret;
 }
 
+void sfs_adopt_entry(const struct sfs_recover_env *env, int dirfd, const char *name,
+		     struct sfs_recovery *rep)
+{
+	if (sfs_store_is_data(name))
+		return; /* a data file goes with its header */
+	char mine[32], parked[32];
+	int ml = snprintf(mine, sizeof(mine), "stage.%u.", (unsigned)env->euid);
+	int pl = snprintf(parked, sizeof(parked), "idle.%u.", (unsigned)env->euid);
+	if (strncmp(name, parked, (size_t)pl) == 0) {
+		/* Bound to no file, so nothing to put back: removed once its
+		 * owner is dead (it holds the store's flock). */
+		sfs_adopt_store(env, dirfd, name, -1, true, rep);
+		return;
+	}
+	if (strncmp(name, "stage.", 6) != 0)
+		return;
+	/* A user's own stores; root's `splitfs recover`, everyone's. */
+	if (!(env->euid == 0 && env->all_users) && strncmp(name, mine, (size_t)ml) != 0)
+		return;
+	sfs_adopt_store(env, dirfd, name, -1, false, rep);
+}
+
 void sfs_adopt_dir(const struct sfs_recover_env *env, int dirfd, struct sfs_recovery *rep)
 {
 	int scan = env->sys->openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -277,26 +299,8 @@ void sfs_adopt_dir(const struct sfs_recover_env *env, int dirfd, struct sfs_reco
 			env->sys->close(scan);
 		return;
 	}
-	char mine[32], parked[32];
-	int ml = snprintf(mine, sizeof(mine), "stage.%u.", (unsigned)env->euid);
-	int pl = snprintf(parked, sizeof(parked), "idle.%u.", (unsigned)env->euid);
 	struct dirent *de;
-	while ((de = readdir(d)) != NULL) {
-		if (sfs_store_is_data(de->d_name))
-			continue; /* a data file goes with its header */
-		if (strncmp(de->d_name, parked, (size_t)pl) == 0) {
-			/* Bound to no file, so nothing to put back: removed once
-			 * its owner is dead (it holds the store's flock). */
-			sfs_adopt_store(env, dirfd, de->d_name, -1, true, rep);
-			continue;
-		}
-		if (strncmp(de->d_name, "stage.", 6) != 0)
-			continue;
-		/* A user's own stores; root's `splitfs recover`, everyone's. */
-		if (!(env->euid == 0 && env->all_users) &&
-		    strncmp(de->d_name, mine, (size_t)ml) != 0)
-			continue;
-		sfs_adopt_store(env, dirfd, de->d_name, -1, false, rep);
-	}
+	while ((de = readdir(d)) != NULL)
+		sfs_adopt_entry(env, dirfd, de->d_name, rep);
 	closedir(d);
 }

@@ -50,6 +50,11 @@ int64_t sfs_adopt_store(const struct sfs_recover_env *env, int dirfd, const char
  * removes the caller's parked stores whose owner is dead. */
 void sfs_adopt_dir(const struct sfs_recover_env *env, int dirfd, struct sfs_recovery *rep);
 
+/* The same for one name of dirfd's (a caller that reads the directory
+ * itself, for more than stores); other names are left alone. */
+void sfs_adopt_entry(const struct sfs_recover_env *env, int dirfd, const char *name,
+		     struct sfs_recovery *rep);
+
 /* The library's environment: its real calls, its user, this mount (and a
  * descriptor that sfs_adopt_env_done closes). */
 void sfs_adopt_env_lib(struct sfs_recover_env *env);
