@@ -17,6 +17,7 @@
 struct pend_id {
 	dev_t dev;
 	ino_t ino;
+	bool synced; /* the application fsynced it while pending */
 };
 
 struct fd_array {
@@ -248,7 +249,7 @@ void sfs_fd_set_pending(int fd, dev_t dev, ino_t ino)
 	sfs_mutex_lock(&table_lock);
 	if (set_slot(fd, pend(0, 0), &old)) {
 		struct fd_array *a = atomic_load(&table);
-		a->ids[fd] = (struct pend_id){dev, ino};
+		a->ids[fd] = (struct pend_id){dev, ino, false};
 	}
 	sfs_mutex_unlock(&table_lock);
 	drop_stale(old);
@@ -327,6 +328,24 @@ bool sfs_fd_pending_may_be(int fd, dev_t dev, ino_t ino)
 	bool same = fd >= 0 && a && fd < a->n && a->ids[fd].dev == dev && a->ids[fd].ino == ino;
 	sfs_mutex_unlock(&table_lock);
 	return same;
+}
+
+void sfs_fd_pending_synced(int fd)
+{
+	sfs_mutex_lock(&table_lock);
+	_Atomic(struct sfs_file *) *slot = slot_locked(fd);
+	if (slot && is_pending(atomic_load(slot)))
+		atomic_load(&table)->ids[fd].synced = true;
+	sfs_mutex_unlock(&table_lock);
+}
+
+bool sfs_fd_pending_was_synced(int fd)
+{
+	sfs_mutex_lock(&table_lock);
+	_Atomic(struct sfs_file *) *slot = slot_locked(fd);
+	bool synced = slot && is_pending(atomic_load(slot)) && atomic_load(&table)->ids[fd].synced;
+	sfs_mutex_unlock(&table_lock);
+	return synced;
 }
 
 bool sfs_fd_pending_claim(int fd)

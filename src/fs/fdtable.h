@@ -89,6 +89,13 @@ void sfs_fd_pending_end(int fd);
  * true if it was pending; then as SFS_PENDING_PROMOTE. */
 bool sfs_fd_pending_claim(int fd);
 
+/* The application fsyncs (or fdatasyncs) pending fd: its inode, when it
+ * has one, starts as a file the application syncs (fs/dax.h). */
+void sfs_fd_pending_synced(int fd);
+
+/* Whether pending fd (or being promoted) was synced while pending. */
+bool sfs_fd_pending_was_synced(int fd);
+
 /* The promotion is done (managed or not); the mark goes if it is still
  * there. */
 void sfs_fd_promoted(int fd);

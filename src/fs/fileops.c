@@ -58,8 +58,14 @@ static void promote(int fd)
 {
 	int fl = sfs_real.fcntl(fd, F_GETFL);
 	off_t pos = fl < 0 ? -1 : sfs_real.lseek(fd, 0, SEEK_CUR);
+	bool synced = sfs_fd_pending_was_synced(fd);
 	if (pos >= 0)
 		manage(fd, fl, -1, pos, MANAGE_PROMOTE);
+	struct sfs_file *f = synced ? sfs_fd_get(fd) : NULL;
+	if (f) { /* as if its fsync had been the library's (fs/dax.h) */
+		sfs_inode_synced_by_app(f->inode);
+		sfs_file_put(f);
+	}
 	sfs_fd_promoted(fd);
 	sfs_stat_event(SFS_EV_pending_promoted, 1);
 }

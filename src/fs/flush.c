@@ -83,7 +83,7 @@ static int kernel_sync(struct sfs_inode *in, int fd, bool datasync)
 	return rc;
 }
 
-int sfs_inode_sync(struct sfs_inode *in, int fd, bool datasync)
+void sfs_inode_synced_by_app(struct sfs_inode *in)
 {
 	/* The application syncs this file: on DAX its stores will be flushed
 	 * from now on (inode.h), with primitives learnt in the background. */
@@ -91,6 +91,11 @@ int sfs_inode_sync(struct sfs_inode *in, int fd, bool datasync)
 		atomic_store_explicit(&in->fsynced, true, memory_order_relaxed);
 		sfs_inode_dax_learn(in); /* ready, most likely, by the next store */
 	}
+}
+
+int sfs_inode_sync(struct sfs_inode *in, int fd, bool datasync)
+{
+	sfs_inode_synced_by_app(in);
 	/* A file that is not leased has nothing staged: the kernel's fsync. */
 	if (!sfs_inode_leased(in))
 		return kernel_sync(in, fd, datasync);

@@ -27,6 +27,10 @@ int sfs_inode_flush(struct sfs_inode *in, enum sfs_flush how);
  * (the application's), or on the library's own descriptor where fd is -1. */
 int sfs_inode_sync(struct sfs_inode *in, int fd, bool datasync);
 
+/* The application syncs the file (sfs_inode_sync's first step; also an
+ * fsync made while its descriptor was pending, at the promotion). */
+void sfs_inode_synced_by_app(struct sfs_inode *in);
+
 /* ftruncate(fd, len) or truncate(path, len) on a managed inode. */
 int sfs_inode_truncate(struct sfs_inode *in, int fd, const char *path, int64_t len);
 

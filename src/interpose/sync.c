@@ -11,8 +11,11 @@ SFS_EXPORT int fsync(int fd)
 {
 	SFS_HIDE_INTERNAL(fd, -1);
 	struct sfs_file *f = sfs_wrap_file(fd);
-	if (!f)
+	if (!f) {
+		if (sfs_unlikely(sfs_fd_any_pending()) && sfs_fd_kind(fd) == SFS_FD_KIND_PENDING)
+			sfs_fd_pending_synced(fd);
 		return sfs_real.fsync(fd);
+	}
 	uint64_t t0 = sfs_stat_start();
 	return (int)sfs_wrap_done(f, SFS_CALL_fsync, t0, sfs_inode_sync(f->inode, fd, false));
 }
@@ -21,8 +24,11 @@ SFS_EXPORT int fdatasync(int fd)
 {
 	SFS_HIDE_INTERNAL(fd, -1);
 	struct sfs_file *f = sfs_wrap_file(fd);
-	if (!f)
+	if (!f) {
+		if (sfs_unlikely(sfs_fd_any_pending()) && sfs_fd_kind(fd) == SFS_FD_KIND_PENDING)
+			sfs_fd_pending_synced(fd);
 		return sfs_real.fdatasync(fd);
+	}
 	uint64_t t0 = sfs_stat_start();
 	return (int)sfs_wrap_done(f, SFS_CALL_fdatasync, t0, sfs_inode_sync(f->inode, fd, true));
 }
