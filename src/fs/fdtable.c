@@ -373,6 +373,8 @@ void sfs_fd_promoted(int fd)
 
 void sfs_fd_pending_forget(int fd)
 {
+	if (sfs_fd_kind(fd) != SFS_FD_KIND_PENDING)
+		return; /* the common case, without the lock */
 	for (;;) {
 		sfs_mutex_lock(&table_lock);
 		_Atomic(struct sfs_file *) *slot = slot_locked(fd);

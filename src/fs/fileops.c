@@ -58,14 +58,8 @@ static void promote(int fd)
 {
 	int fl = sfs_real.fcntl(fd, F_GETFL);
 	off_t pos = fl < 0 ? -1 : sfs_real.lseek(fd, 0, SEEK_CUR);
-	bool synced = sfs_fd_pending_was_synced(fd);
 	if (pos >= 0)
 		manage(fd, fl, -1, pos, MANAGE_PROMOTE);
-	struct sfs_file *f = synced ? sfs_fd_get(fd) : NULL;
-	if (f) { /* as if its fsync had been the library's (fs/dax.h) */
-		sfs_inode_synced_by_app(f->inode);
-		sfs_file_put(f);
-	}
 	sfs_fd_promoted(fd);
 	sfs_stat_event(SFS_EV_pending_promoted, 1);
 }
@@ -180,10 +174,14 @@ static void manage(int fd, int flags, int cloexec, int64_t pos, enum manage_how 
 		goto out;
 	}
 	f->kshared = shared;
+	/* Read while fd is still marked (the install replaces the mark). */
+	bool synced = how == MANAGE_PROMOTE && sfs_fd_pending_was_synced(fd);
 	sfs_fd_install(fd, f);
 	sfs_file_put(f);
-	if (how == MANAGE_PROMOTE)
+	if (how == MANAGE_PROMOTE) /* its pending calls were the inode's */
 		sfs_lease_due(in);
+	if (synced) /* as if its fsync had been the library's (fs/dax.h) */
+		sfs_inode_synced_by_app(in);
 	goto out;
 kernel:
 	/* Left to the kernel: in sync and strict modes its writes are still

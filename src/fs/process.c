@@ -154,8 +154,7 @@ void sfs_demote_inode(struct sfs_inode *in)
 void sfs_demote_fd(int fd)
 {
 	sfs_forkwatch_forget(fd);
-	if (sfs_g.active && sfs_fd_any_pending())
-		sfs_fd_pending_forget(fd);
+	sfs_fd_pending_forget(fd);
 	struct sfs_file *f = sfs_g.active ? sfs_fd_get(fd) : NULL;
 	if (f) {
 		sfs_demote_inode(f->inode);

@@ -57,8 +57,7 @@ static void closed_by_kernel(int fd)
  * kernel's, as newfd is (fdtable.h). */
 static void duplicated(int oldfd, int newfd)
 {
-	if (sfs_fd_any_pending())
-		sfs_fd_pending_forget(oldfd);
+	sfs_fd_pending_forget(oldfd);
 	struct sfs_file *f = sfs_fd_get(oldfd);
 	if (f) {
 		sfs_fd_install(newfd, f);

@@ -11,8 +11,7 @@
 
 static void before_map(int fd)
 {
-	if (sfs_active() && sfs_fd_any_pending())
-		sfs_fd_pending_forget(fd); /* the kernel's, as a demoted file is */
+	sfs_fd_pending_forget(fd); /* the kernel's, as a demoted file is */
 	struct sfs_file *f = sfs_wrap_file(fd);
 	if (!f)
 		return;
