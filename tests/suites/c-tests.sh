@@ -15,12 +15,15 @@ for t in "$SFS_TESTBIN"/*; do
 	for how in kernel $MODES; do
 		d=$WORK/$name.$how
 		mkdir -p "$d"
+		t0=$(date +%s%N)
 		if [ $how = kernel ]; then "$t" "$d"; else SPLITFS_MODE=$how sfs_run "$t" "$d"; fi
 		r=$?
+		took=$((($(date +%s%N) - t0) / 10000000))
+		took=$(printf '%d.%02ds' $((took / 100)) $((took % 100)))
 		case $r in
-		0) echo "ok   $name ($how)" ;;
+		0) echo "ok   $name ($how) $took" ;;
 		77) echo "skip $name ($how)" ;;
-		*) echo "FAIL $name ($how): exit $r"; rc=1 ;;
+		*) echo "FAIL $name ($how): exit $r after $took"; rc=1 ;;
 		esac
 	done
 done

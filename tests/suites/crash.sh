@@ -4,9 +4,10 @@
 # itself (a native run passes; a zeroed byte, lost fsynced records, a page
 # of the wrong slot, a file grown with zeros are caught), then per mode of
 # $SFS_MODES and for a strict and a POSIX process at once: CRASH_POINTS
-# (default 200) SIGKILL points, and CRASH_POWER_POINTS (default 100) points
-# where the XFS image is shut down (page cache lost), each followed by
-# `splitfs recover` and the mode's checks. Knobs: CRASH_POINTS=2000
+# (default 120: each of the 6 workloads 20 times) SIGKILL points, and
+# CRASH_POWER_POINTS (default 60) points where the XFS image is shut down
+# (page cache lost), each followed by `splitfs recover` and the mode's
+# checks. About 0.4 s a point. Knobs: CRASH_POINTS=2000
 # CRASH_POWER_POINTS=1000 for a long run. Power cuts at any instant, in the
 # lab guest: tests/suites/powercut.sh.
 # Tests (tests/run.sh crash TEST...): checker, biglog, kill, power.
@@ -113,17 +114,17 @@ rc=0
 # Process kills, each mode, and a strict and a POSIX process at once.
 if wanted kill; then
 	CRASH_MODES="$MODES strict+posix" CRASH_OUT=${SFS_TEST_OUT:-/tmp}/crash-failures/kill \
-		"$HERE/run.sh" "$WORK" "${CRASH_POINTS:-200}" kill || rc=1
+		"$HERE/run.sh" "$WORK" "${CRASH_POINTS:-120}" kill || rc=1
 fi
 # The page cache lost too (XFS shut down, see run.sh), on an image of its own.
 # CRASH_POWER_POINTS=0 leaves this out (on the lab's pmem, where the real
 # power cuts are suites/powercut-pmem.sh).
-if wanted power && [ "${CRASH_POWER_POINTS:-100}" -gt 0 ]; then
+if wanted power && [ "${CRASH_POWER_POINTS:-60}" -gt 0 ]; then
 	PW=/tmp/splitfs-crash-power.$$
 	trap '"$SFS_CLI" image down "$PW" >/dev/null 2>&1; rmdir "$PW" 2>/dev/null' EXIT
 	"$SFS_CLI" image up "$PW" --size 1G --fs xfs >/dev/null || die "cannot make the power-cut image"
 	CRASH_MODES="$MODES strict+posix" CRASH_OUT=${SFS_TEST_OUT:-/tmp}/crash-failures/power \
-		"$HERE/run.sh" "$PW" "${CRASH_POWER_POINTS:-100}" power || rc=1
+		"$HERE/run.sh" "$PW" "${CRASH_POWER_POINTS:-60}" power || rc=1
 elif wanted power; then
 	echo "power points: none (CRASH_POWER_POINTS=0)"
 fi

@@ -34,8 +34,9 @@
 # the summary in summary.txt beside it. Skips (exit 77) when the lab cannot be
 # set up (tests/lab/setup.sh says why).
 #
-# Knobs: POWERCUT_CUTS (cuts per mode, default 10; hundreds for a long run,
-# with SFS_TEST_TIMEOUT raised: a cut takes about 20-30 s here),
+# Knobs: POWERCUT_CUTS (cuts per mode, default 6: each workload once per
+# mode; hundreds for a long run, with SFS_TEST_TIMEOUT raised: a cut takes
+# about 20-30 s here),
 # POWERCUT_SEED (first workload seed, default 1), POWERCUT_BOOT_TIMEOUT
 # (seconds a boot may take to READY or to power off, default 240),
 # POWERCUT_BOOT_RETRIES (how many times a run boots a guest again whose
@@ -56,7 +57,7 @@
 . "$(dirname "$0")/../lib.sh"
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 LAB=$REPO/tests/lab
-CUTS=${POWERCUT_CUTS:-10}
+CUTS=${POWERCUT_CUTS:-6}
 SEED=${POWERCUT_SEED:-1}
 BOOT_TIMEOUT=${POWERCUT_BOOT_TIMEOUT:-240}
 BOOT_RETRIES=${POWERCUT_BOOT_RETRIES:-2}
