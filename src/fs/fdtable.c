@@ -17,6 +17,7 @@
 struct pend_id {
 	dev_t dev;
 	ino_t ino;
+	bool known;  /* dev and ino are set (sfs_fd_set_pending_new: not yet) */
 	bool synced; /* the application fsynced it while pending */
 };
 
@@ -241,18 +242,26 @@ void sfs_fd_reset(bool dsync)
 	atomic_store(&npending, 0);
 }
 
-void sfs_fd_set_pending(int fd, dev_t dev, ino_t ino)
+static void set_pending(int fd, struct pend_id id)
 {
 	if (fd < 0)
 		return;
 	struct sfs_file *old = NULL;
 	sfs_mutex_lock(&table_lock);
-	if (set_slot(fd, pend(0, 0), &old)) {
-		struct fd_array *a = atomic_load(&table);
-		a->ids[fd] = (struct pend_id){dev, ino, false};
-	}
+	if (set_slot(fd, pend(0, 0), &old))
+		atomic_load(&table)->ids[fd] = id;
 	sfs_mutex_unlock(&table_lock);
 	drop_stale(old);
+}
+
+void sfs_fd_set_pending(int fd, dev_t dev, ino_t ino)
+{
+	set_pending(fd, (struct pend_id){.dev = dev, .ino = ino, .known = true});
+}
+
+void sfs_fd_set_pending_new(int fd)
+{
+	set_pending(fd, (struct pend_id){.known = false});
 }
 
 enum sfs_fd_kind sfs_fd_kind(int fd)
@@ -325,9 +334,21 @@ bool sfs_fd_pending_may_be(int fd, dev_t dev, ino_t ino)
 {
 	sfs_mutex_lock(&table_lock);
 	struct fd_array *a = atomic_load(&table);
-	bool same = fd >= 0 && a && fd < a->n && a->ids[fd].dev == dev && a->ids[fd].ino == ino;
+	bool same = fd >= 0 && a && fd < a->n &&
+		    (!a->ids[fd].known || (a->ids[fd].dev == dev && a->ids[fd].ino == ino));
 	sfs_mutex_unlock(&table_lock);
 	return same;
+}
+
+void sfs_fd_pending_identify(int fd, dev_t dev, ino_t ino)
+{
+	sfs_mutex_lock(&table_lock);
+	_Atomic(struct sfs_file *) *slot = slot_locked(fd);
+	struct pend_id *id =
+		slot && is_pending(atomic_load(slot)) ? &atomic_load(&table)->ids[fd] : NULL;
+	if (id && !id->known)
+		*id = (struct pend_id){.dev = dev, .ino = ino, .known = true, .synced = id->synced};
+	sfs_mutex_unlock(&table_lock);
 }
 
 void sfs_fd_pending_synced(int fd)

@@ -56,6 +56,14 @@ void sfs_fd_set_dsync(int fd, bool dsync);
  * ino: its file's. */
 void sfs_fd_set_pending(int fd, dev_t dev, ino_t ino);
 
+/* Marks fd pending without its file's identity: a file the open made
+ * (O_CREAT|O_EXCL), so no inode of this process can be of it. What it is
+ * (its identity, type, file system) is learnt when needed: at its
+ * promotion, which may then leave it to the kernel, or when another open
+ * makes an inode (sfs_fd_pending_may_be, sfs_fd_pending_identify). A file
+ * written in a few calls and closed never needs it: no fstat. */
+void sfs_fd_set_pending_new(int fd);
+
 /* Any pending descriptor in the process (a relaxed load: the fast path of
  * every read of a descriptor the library does not manage). */
 bool sfs_fd_any_pending(void);
@@ -100,10 +108,14 @@ bool sfs_fd_pending_was_synced(int fd);
  * there. */
 void sfs_fd_promoted(int fd);
 
-/* Whether the pending descriptor fd was marked with the file (dev, ino)
- * (the caller confirms with an fstat: the number may have been reused
- * behind the library's back). */
+/* Whether the pending descriptor fd was marked with the file (dev, ino),
+ * or with none yet (the caller confirms with an fstat: the number may have
+ * been reused behind the library's back). */
 bool sfs_fd_pending_may_be(int fd, dev_t dev, ino_t ino);
+
+/* Records what an fstat of pending fd showed, if it is still pending and
+ * was marked without its file's identity. */
+void sfs_fd_pending_identify(int fd, dev_t dev, ino_t ino);
 
 /* fd's open file is shared now (a dup, a fork or exec, a descriptor
  * passed to another process, an mmap of it): if it is pending, it stays

@@ -81,9 +81,11 @@ static bool promote_if_same(int fd, void *arg)
 {
 	const struct same_file *want = arg;
 	struct stat st;
-	if (fd != want->except && sfs_fd_pending_may_be(fd, want->dev, want->ino) &&
-	    sfs_fstat_quiet(fd, &st) == 0 && st.st_dev == want->dev && st.st_ino == want->ino &&
-	    sfs_fd_pending_claim(fd))
+	if (fd == want->except || !sfs_fd_pending_may_be(fd, want->dev, want->ino) ||
+	    sfs_fstat_quiet(fd, &st) != 0)
+		return true;
+	sfs_fd_pending_identify(fd, st.st_dev, st.st_ino); /* one fstat per descriptor */
+	if (st.st_dev == want->dev && st.st_ino == want->ino && sfs_fd_pending_claim(fd))
 		promote(fd);
 	return true;
 }
@@ -122,14 +124,22 @@ static void manage(int fd, int flags, int cloexec, int64_t pos, enum manage_how 
 		return;
 	int saved = errno;
 	sfs_fd_forget_mark(fd); /* a number reused behind our back */
-	struct stat st;
-	if (sfs_fstat_quiet(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != sfs_g.root_dev)
-		goto out;
 	/* O_DIRECT needs the kernel's own I/O path; so do O_SYNC/O_DSYNC in
 	 * POSIX mode (in sync and strict modes every write is synchronous). */
 	bool kernel_only = (flags & O_DIRECT) ||
 			   ((flags & O_DSYNC) && sfs_g.opt.mode == SFS_MODE_POSIX) ||
 			   atomic_load_explicit(&sfs_g.fd_pressure, memory_order_relaxed);
+	bool created = (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
+	if (created && how == MANAGE_OPEN && may_pend(flags) && !kernel_only) {
+		/* No inode of a file just made: pending, and what it is (on
+		 * which file system) is asked only if it is ever promoted. */
+		sfs_fd_set_pending_new(fd);
+		sfs_stat_event(SFS_EV_pending_opens, 1);
+		goto out;
+	}
+	struct stat st;
+	if (sfs_fstat_quiet(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != sfs_g.root_dev)
+		goto out;
 	/* Left to the kernel, this open is a second open file of the inode:
 	 * an inode this process has stays unleased (kernel path) meanwhile. */
 	bool shared = false;
@@ -140,7 +150,6 @@ static void manage(int fd, int flags, int cloexec, int64_t pos, enum manage_how 
 	 * pending descriptor's open adopted them; none came since (its open
 	 * file keeps any other process from leasing the file). None is
 	 * bound anywhere while the census says so (staging/census.h). */
-	bool created = (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
 	struct sfs_inode *known = created ? NULL : sfs_inode_find(st.st_dev, st.st_ino);
 	if (known)
 		sfs_inode_put(known);

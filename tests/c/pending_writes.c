@@ -9,7 +9,9 @@
  *  - an appender duplicated (dup), writing through both numbers;
  *  - an appender shared with a forked child, both appending at once;
  *  - an appender mapped by the application: the mapping shows each append;
- *  - threads appending through one descriptor at once.
+ *  - threads appending through one descriptor at once;
+ *  - a file made (O_EXCL) outside the library's root: pending without an
+ *    fstat, left to the kernel when its promotion finds where it is.
  * Every block is tagged (writer, index): each is in the file exactly once.
  * A pending descriptor whose open file is shared (dup, fork, mmap) must
  * stay the kernel's: managed, its open file would be leased under the
@@ -197,6 +199,22 @@ static void mapped(const char *dir)
 	census(p, 1, want, "appender mapped by the application");
 }
 
+/* mkstemp opens O_RDWR|O_CREAT|O_EXCL: /dev/shm is never the root. */
+static void outside(void)
+{
+	char p[] = "/dev/shm/sfs-pending-writes.XXXXXX";
+	int fd = mkstemp(p);
+	T_REQUIRE(fd >= 0, "mkstemp");
+	int want[1] = {64};
+	T_CHECK(append_blocks(fd, 0, want[0]) == 0, "appends");
+	struct stat st;
+	T_CHECK(fstat(fd, &st) == 0 && st.st_size == (off_t)want[0] * BLOCK, "size %lld",
+		(long long)st.st_size);
+	close(fd);
+	census(p, 1, want, "a file made outside the root");
+	unlink(p);
+}
+
 #define THREADS 4
 struct appender {
 	int fd, w;
@@ -244,5 +262,6 @@ int main(int argc, char **argv)
 	forked(argv[1]);
 	mapped(argv[1]);
 	threads(argv[1]);
+	outside();
 	return t_result();
 }

@@ -12,7 +12,7 @@
 # A third watches the library's own lookups of a file that dd and head read
 # and write: none may ask for its timestamps (sys/statq.h). A fourth counts
 # the calls of cat reading files once each, and of tar -x writing them:
-# no more opens, closes and fcntls than natively.
+# no more opens, closes, fcntls and stats than natively.
 . "$(dirname "$0")/../lib.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 command -v strace >/dev/null 2>&1 || skip "strace not installed"
@@ -160,8 +160,7 @@ for s in openat close fcntl newfstatat; do
 done
 
 # Files written once (tar -x, cp): in POSIX mode, a create, its writes and
-# its close cost the kernel's own calls and one statx of the file, as
-# reads do above.
+# its close cost the kernel's own calls, and no statx of the file.
 echo "== SplitFS, $ONCE files written once by tar -x"
 tar -cf "$WORK/once.tar" -C "$WORK" once
 mkdir -p "$WORK/untar-kernel" "$WORK/untar"
@@ -171,7 +170,7 @@ SPLITFS_MODE=posix strace -f -c -o "$ART/untar.strace" "$SFS_CLI" run --root "$S
 	tar -xf "$WORK/once.tar" -C "$WORK/untar" >"$ART/untar.out" 2>&1 ||
 	{ echo "FAIL: tar -x under SplitFS"; rc=1; }
 diff -r "$WORK/untar-kernel" "$WORK/untar" >/dev/null || { echo "FAIL: tar -x trees differ"; rc=1; }
-for s in openat close fcntl; do
+for s in openat close fcntl statx newfstatat fstat; do
 	k=$(strace_calls "$ART/untar-kernel.strace" $s)
 	l=$(strace_calls "$ART/untar.strace" $s)
 	echo "  $s: native $k, SplitFS $l"
