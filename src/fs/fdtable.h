@@ -56,12 +56,12 @@ void sfs_fd_set_dsync(int fd, bool dsync);
  * ino: its file's. */
 void sfs_fd_set_pending(int fd, dev_t dev, ino_t ino);
 
-/* Marks fd pending without its file's identity: a file the open made
- * (O_CREAT|O_EXCL), so no inode of this process can be of it. What it is
- * (its identity, type, file system) is learnt when needed: at its
+/* Marks fd pending without its file's identity: no inode of this process
+ * can be of it (the open made the file, or the process has none). What it
+ * is (its identity, type, file system) is learnt when needed: at its
  * promotion, which may then leave it to the kernel, or when another open
  * makes an inode (sfs_fd_pending_may_be, sfs_fd_pending_identify). A file
- * written in a few calls and closed never needs it: no fstat. */
+ * read or written in a few calls and closed never needs it: no fstat. */
 void sfs_fd_set_pending_new(int fd);
 
 /* Any pending descriptor in the process (a relaxed load: the fast path of

@@ -130,9 +130,14 @@ static void manage(int fd, int flags, int cloexec, int64_t pos, enum manage_how 
 			   ((flags & O_DSYNC) && sfs_g.opt.mode == SFS_MODE_POSIX) ||
 			   atomic_load_explicit(&sfs_g.fd_pressure, memory_order_relaxed);
 	bool created = (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
-	if (created && how == MANAGE_OPEN && may_pend(flags) && !kernel_only) {
-		/* No inode of a file just made: pending, and what it is (on
-		 * which file system) is asked only if it is ever promoted. */
+	/* An open that needs nothing of its file: pending, and what the file
+	 * is (on which file system) asked only if it is ever promoted. That
+	 * is a file just made (no inode can be of it), or any file while the
+	 * process has no inode and no dead process's stores can be bound
+	 * (then nothing is looked up below). A directory would never be
+	 * promoted: asked now. */
+	bool unseen = created || (!(flags & O_DIRECTORY) && !sfs_inode_any() && sfs_census_clear());
+	if (unseen && how == MANAGE_OPEN && may_pend(flags) && !kernel_only) {
 		sfs_fd_set_pending_new(fd);
 		sfs_stat_event(SFS_EV_pending_opens, 1);
 		goto out;
