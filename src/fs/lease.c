@@ -2,8 +2,11 @@
 #define _GNU_SOURCE
 #include "lease.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -40,6 +43,7 @@
 
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic pid_t service_tid; /* 0: no service thread yet */
+static_assert(sizeof(service_tid) == sizeof(int), "service_tid is a futex word");
 
 /* The application's disposition of the signal, as it set it. */
 static struct sigaction app_act;
@@ -102,6 +106,8 @@ static void *service(void *unused)
 	(void)unused;
 	sfs_thread_mine();
 	atomic_store(&service_tid, (pid_t)sfs_real.syscall(SYS_gettid));
+	sfs_real.syscall(SYS_futex, &service_tid, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, INT_MAX, NULL,
+			 NULL, 0); /* start() waits for the number */
 	sigset_t set;
 	sigemptyset(&set);
 	sigaddset(&set, sfs_lease_sig());
@@ -165,8 +171,11 @@ static bool start(void)
 	}
 	if (handler_installed && !atomic_load(&service_tid) &&
 	    sfs_thread_create(service, NULL) == 0) {
+		/* Asleep until the thread has said its number (a spin would
+		 * take the core the new thread needs, on a small machine). */
 		while (!atomic_load(&service_tid))
-			sched_yield();
+			sfs_real.syscall(SYS_futex, &service_tid, FUTEX_WAIT | FUTEX_PRIVATE_FLAG,
+					 0, NULL, NULL, 0);
 	}
 	sfs_mutex_unlock(&start_lock);
 	return atomic_load(&service_tid) != 0;

@@ -183,11 +183,9 @@ void sfs_demote_fds(bool inheritable_only)
 bool sfs_fds_relieve(void)
 {
 	atomic_store(&sfs_g.fd_pressure, true);
-	int freed = sfs_inode_evict_cached();
-	freed += sfs_staging_release_pool();
-	int before = freed;
+	sfs_inode_evict_cached();
+	sfs_staging_release_pool();
 	sfs_demote_fds(false); /* the open files' descriptors of the library's go with them */
-	(void)before;
 	return true;
 }
 
