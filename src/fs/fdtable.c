@@ -9,8 +9,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "file.h"
+#include "../sys/real.h"
 #include "../util/signals.h"
 
 /* The file a pending mark was set for (under table_lock). */
@@ -115,9 +117,14 @@ static struct fd_array *cover(int fd)
 	int n = a ? a->n : 256;
 	while (n <= fd)
 		n *= 2;
-	struct fd_array *b =
-		calloc(1, sizeof(*b) + (size_t)n * (sizeof(b->slot[0]) + sizeof(struct pend_id)));
-	if (!b)
+	/* Zero pages from the kernel, faulted in as they are touched: the
+	 * library's first descriptor (512 and up, sys/self.h) makes a
+	 * 1024-slot array in every process, of which a few pages are used
+	 * (calloc zeroed and touched all 32 KiB). */
+	struct fd_array *b = sfs_real.mmap(
+		NULL, sizeof(*b) + (size_t)n * (sizeof(b->slot[0]) + sizeof(struct pend_id)),
+		PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (b == MAP_FAILED)
 		return NULL;
 	static_assert(sizeof(b->slot[0]) % _Alignof(struct pend_id) == 0, "ids after the slots");
 	b->n = n;
