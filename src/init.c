@@ -96,16 +96,17 @@ static void recover_dead(void)
 {
 	struct sfs_recovery rep;
 	memset(&rep, 0, sizeof(rep));
-	struct sfs_recover_env env;
-	sfs_adopt_env_lib(&env);
 	/* One read of the directory: stores adopted as it goes, logs after
-	 * (their replay renames them). */
+	 * (their replay renames them). Its descriptor (not O_PATH) serves
+	 * open_by_handle_at too. */
 	struct sfs_recovery logs;
 	struct sfs_names lognames = {0};
 	int scan = sfs_real.openat(sfs_g.priv_dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d = scan >= 0 ? fdopendir(scan) : NULL;
 	if (!d && scan >= 0)
 		sfs_real.close(scan);
+	struct sfs_recover_env env;
+	sfs_adopt_env_lib(&env, d ? dirfd(d) : -1);
 	const struct dirent *de;
 	while (d && (de = readdir(d)) != NULL) {
 		if (sfs_recover_is_log(de->d_name))
@@ -132,7 +133,6 @@ static void recover_dead(void)
 	if (rep.orphaned || rep.first_error[0])
 		sfs_warn("staged appends of dead processes: %u put back, %u kept apart (%s)",
 			 rep.stores, rep.orphaned, rep.first_error);
-	sfs_adopt_env_done(&env);
 }
 
 static void do_init(void)

@@ -55,10 +55,10 @@ void sfs_adopt_dir(const struct sfs_recover_env *env, int dirfd, struct sfs_reco
 void sfs_adopt_entry(const struct sfs_recover_env *env, int dirfd, const char *name,
 		     struct sfs_recovery *rep);
 
-/* The library's environment: its real calls, its user, this mount (and a
- * descriptor that sfs_adopt_env_done closes). */
-void sfs_adopt_env_lib(struct sfs_recover_env *env);
-void sfs_adopt_env_done(struct sfs_recover_env *env);
+/* The library's environment: its real calls, its user, this mount, and
+ * root_fd (the caller's O_RDONLY descriptor of a directory on the mount,
+ * for file handles; or -1). */
+void sfs_adopt_env_lib(struct sfs_recover_env *env, int root_fd);
 
 /* The library, opening a file (dev, ino) it has no inode for: adopts a
  * dead store of this user's for it first. fd: the application's new

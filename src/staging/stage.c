@@ -439,7 +439,7 @@ void sfs_stage_empty(struct sfs_stage *st)
 
 /* --- adoption in the library ---------------------------------------------- */
 
-void sfs_adopt_env_lib(struct sfs_recover_env *env)
+void sfs_adopt_env_lib(struct sfs_recover_env *env, int root_fd)
 {
 	env->sys = sfs_lib_sys();
 	memcpy(env->boot_id, sfs_g.boot_id, sizeof(env->boot_id));
@@ -448,15 +448,7 @@ void sfs_adopt_env_lib(struct sfs_recover_env *env)
 	env->all_users = false;
 	env->root_dev = sfs_g.root_dev;
 	env->census_leave = sfs_census_leave;
-	/* open_by_handle_at takes no O_PATH descriptor. */
-	env->root_fd = sfs_real.openat(sfs_g.priv_dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-}
-
-void sfs_adopt_env_done(struct sfs_recover_env *env)
-{
-	if (env->root_fd >= 0)
-		sfs_real.close(env->root_fd);
-	env->root_fd = -1;
+	env->root_fd = root_fd;
 }
 
 bool sfs_adopt_for_open(int fd, dev_t dev, ino_t ino, bool truncated)
@@ -470,12 +462,15 @@ bool sfs_adopt_for_open(int fd, dev_t dev, ino_t ino, bool truncated)
 	 * otherwise adoption opens the file for writing itself. */
 	int fl = sfs_real.fcntl(fd, F_GETFL);
 	int target = fl >= 0 && (fl & O_ACCMODE) != O_RDONLY && !(fl & O_APPEND) ? fd : -1;
+	/* open_by_handle_at takes no O_PATH descriptor. */
+	int root = sfs_real.openat(sfs_g.priv_dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	struct sfs_recover_env env;
-	sfs_adopt_env_lib(&env);
+	sfs_adopt_env_lib(&env, root);
 	struct sfs_recovery rep;
 	memset(&rep, 0, sizeof(rep));
 	sfs_adopt_store(&env, sfs_g.priv_dirfd, name, target, truncated, &rep);
-	sfs_adopt_env_done(&env);
+	if (root >= 0)
+		sfs_real.close(root);
 	if (rep.stores)
 		sfs_stat_event(SFS_EV_adopted_stores, rep.stores);
 	if (rep.first_error[0])
