@@ -39,20 +39,6 @@
 atomic_int sfs_init_state;
 static __thread int in_init __attribute__((tls_model("initial-exec")));
 
-static long read_long(const char *path, long dflt)
-{
-	int fd = sfs_real.open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return dflt;
-	char buf[32];
-	ssize_t n = sfs_real.read(fd, buf, sizeof(buf) - 1);
-	sfs_real.close(fd);
-	if (n <= 0)
-		return dflt;
-	buf[n] = '\0';
-	return strtol(buf, NULL, 10);
-}
-
 /* Sets up <root>/.splitfs and the managed device. Returns 0 or -errno. */
 static int setup_root(void)
 {
@@ -154,7 +140,6 @@ static void do_init(void)
 	sfs_g.fd_floor = (int)SFS_MIN(soft / 2, 512);
 	sfs_g.map_shift = (unsigned)__builtin_ctzll(sfs_g.opt.map_size);
 	sfs_refresh_fsize_limit();
-	sfs_g.max_vmas = read_long("/proc/sys/vm/max_map_count", 65530) / 4;
 	sfs_g.euid = geteuid();
 	sfs_stats_on = sfs_g.opt.stats;
 	sfs_stats_open_output();

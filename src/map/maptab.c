@@ -3,8 +3,10 @@
 #include "maptab.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "../sys/global.h"
 #include "../sys/real.h"
@@ -61,6 +63,28 @@ char *sfs_map_peek(struct sfs_maptab *t, uint64_t off)
 	return touch_count(p) ? NULL : p;
 }
 
+/* The mapping budget, read at the first mapping: a process that maps
+ * nothing has no /proc file to read at its start. */
+static long budget(void)
+{
+	long b = atomic_load_explicit(&sfs_g.max_vmas, memory_order_relaxed);
+	if (b > 0)
+		return b;
+	b = 65530; /* the kernel's default */
+	int fd = sfs_real.open("/proc/sys/vm/max_map_count", O_RDONLY | O_CLOEXEC);
+	char buf[32];
+	ssize_t n = fd >= 0 ? sfs_real.read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		sfs_real.close(fd);
+	if (n > 0) {
+		buf[n] = '\0';
+		b = strtol(buf, NULL, 10);
+	}
+	b = b / 4 > 0 ? b / 4 : 1;
+	atomic_store_explicit(&sfs_g.max_vmas, b, memory_order_relaxed);
+	return b;
+}
+
 char *sfs_map_get(struct sfs_maptab *t, int fd, uint64_t off, int prot, bool lazy, int *err)
 {
 	uint64_t idx = off >> sfs_g.map_shift;
@@ -78,7 +102,7 @@ char *sfs_map_get(struct sfs_maptab *t, int fd, uint64_t off, int prot, bool laz
 		*err = -EAGAIN;
 		return NULL;
 	}
-	if (atomic_fetch_add(&nmapped, 1) >= sfs_g.max_vmas) {
+	if (atomic_fetch_add(&nmapped, 1) >= budget()) {
 		atomic_fetch_sub(&nmapped, 1);
 		sfs_stat_event(SFS_EV_map_budget_full, 1);
 		*err = -ENOMEM;

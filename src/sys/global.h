@@ -20,7 +20,7 @@ struct sfs_global {
 	char priv_dir[PATH_MAX];      /* <root>/.splitfs: staging files, logs */
 	int priv_dirfd;		      /* O_PATH|O_DIRECTORY of priv_dir (internal fd) */
 	unsigned map_shift;	      /* log2(opt.map_size) */
-	long max_vmas;		      /* our mapping budget: vm.max_map_count / 4 */
+	_Atomic long max_vmas;	      /* our mapping budget: vm.max_map_count / 4, 0 until read */
 	int fd_floor;		      /* internal fds are moved at or above this */
 	int stats_fd;		      /* SPLITFS_STATS_FILE (internal fd) or -1: stderr */
 	_Atomic uint64_t fsize_limit; /* RLIMIT_FSIZE, refreshed by the setrlimit wrappers */
