@@ -124,6 +124,11 @@ static void manage(int fd, int flags, int cloexec, int64_t pos, enum manage_how 
 		return;
 	int saved = errno;
 	sfs_fd_forget_mark(fd); /* a number reused behind our back */
+	/* O_DIRECTORY without O_TMPFILE's own bit opened a directory (a
+	 * directory walk: rsync, find, git): nothing to manage, nothing to
+	 * ask of it. */
+	if ((flags & O_TMPFILE) == O_DIRECTORY)
+		goto out;
 	/* O_DIRECT needs the kernel's own I/O path; so do O_SYNC/O_DSYNC in
 	 * POSIX mode (in sync and strict modes every write is synchronous). */
 	bool kernel_only = (flags & O_DIRECT) ||
@@ -134,9 +139,8 @@ static void manage(int fd, int flags, int cloexec, int64_t pos, enum manage_how 
 	 * is (on which file system) asked only if it is ever promoted. That
 	 * is a file just made (no inode can be of it), or any file while the
 	 * process has no inode and no dead process's stores can be bound
-	 * (then nothing is looked up below). A directory would never be
-	 * promoted: asked now. */
-	bool unseen = created || (!(flags & O_DIRECTORY) && !sfs_inode_any() && sfs_census_clear());
+	 * (then nothing is looked up below). */
+	bool unseen = created || (!sfs_inode_any() && sfs_census_clear());
 	if (unseen && how == MANAGE_OPEN && may_pend(flags) && !kernel_only) {
 		sfs_fd_set_pending_new(fd);
 		sfs_stat_event(SFS_EV_pending_opens, 1);

@@ -12,7 +12,8 @@
 # A third watches the library's own lookups of a file that dd and head read
 # and write: none may ask for its timestamps (sys/statq.h). A fourth counts
 # the calls of cat reading files once each, and of tar -x writing them:
-# no more opens, closes, fcntls and stats than natively.
+# no more opens, closes, fcntls and stats than natively; and of rsync
+# walking directories: no stat of a directory.
 . "$(dirname "$0")/../lib.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 command -v strace >/dev/null 2>&1 || skip "strace not installed"
@@ -145,9 +146,9 @@ fi
 # the CLI's start adopts what earlier suites' killed processes left), and
 # no statx of the file while the process has no inode.
 ONCE=200
-# once_calls WHAT NATIVE SPLITFS SYSCALL...: each call's count under
-# SplitFS within ONCE/4 of the native one (the CLI, the loader and the
-# library's start make a few dozen).
+# once_calls WHAT NATIVE SPLITFS SYSCALL...: each call's count for the
+# work WHAT names, under SplitFS within ONCE/4 of the native one (the CLI,
+# the loader and the library's start make a few dozen).
 once_calls() {
 	local what=$1 native=$2 lib=$3 s k l
 	shift 3
@@ -156,7 +157,7 @@ once_calls() {
 		l=$(strace_calls "$lib" "$s")
 		echo "  $s: native $k, SplitFS $l"
 		if [ "$l" -gt $((k + ONCE / 4)) ]; then
-			echo "FAIL: $l $s calls under SplitFS for $ONCE files $what (native $k)"
+			echo "FAIL: $l $s calls under SplitFS for $what (native $k)"
 			rc=1
 		fi
 	done
@@ -168,7 +169,7 @@ strace -f -c -o "$ART/once-kernel.strace" cat "$WORK"/once/f* >/dev/null ||
 	{ echo "FAIL: cat natively"; rc=1; }
 strace -f -c -o "$ART/once.strace" "$SFS_CLI" run --root "$SFS_MNT" -- \
 	cat "$WORK"/once/f* >"$ART/once.out" 2>&1 || { echo "FAIL: cat under SplitFS"; rc=1; }
-once_calls "read once" "$ART/once-kernel.strace" "$ART/once.strace" \
+once_calls "$ONCE files read once" "$ART/once-kernel.strace" "$ART/once.strace" \
 	openat close fcntl statx newfstatat fstat
 
 # Files written once (tar -x, cp): in POSIX mode, a create, its writes and
@@ -182,8 +183,23 @@ SPLITFS_MODE=posix strace -f -c -o "$ART/untar.strace" "$SFS_CLI" run --root "$S
 	tar -xf "$WORK/once.tar" -C "$WORK/untar" >"$ART/untar.out" 2>&1 ||
 	{ echo "FAIL: tar -x under SplitFS"; rc=1; }
 diff -r "$WORK/untar-kernel" "$WORK/untar" >/dev/null || { echo "FAIL: tar -x trees differ"; rc=1; }
-once_calls "written once" "$ART/untar-kernel.strace" "$ART/untar.strace" \
+once_calls "$ONCE files written once" "$ART/untar-kernel.strace" "$ART/untar.strace" \
 	openat close fcntl statx newfstatat fstat
+
+# A directory walk (rsync's sender opens each directory O_DIRECTORY): no
+# lookup of a directory, which the library has nothing to do with.
+if command -v rsync >/dev/null 2>&1; then
+	echo "== SplitFS, rsync -a of $((ONCE / 2)) directories"
+	for i in $(seq $((ONCE / 2))); do mkdir -p "$WORK/walk/d$i" && echo "$i" >"$WORK/walk/d$i/f"; done
+	strace -f -c -o "$ART/walk-kernel.strace" rsync -a "$WORK/walk/" "$WORK/walk-kernel/" ||
+		{ echo "FAIL: rsync natively"; rc=1; }
+	strace -f -c -o "$ART/walk.strace" "$SFS_CLI" run --root "$SFS_MNT" -- \
+		rsync -a "$WORK/walk/" "$WORK/walk-splitfs/" >"$ART/walk.out" 2>&1 ||
+		{ echo "FAIL: rsync under SplitFS"; rc=1; }
+	diff -r "$WORK/walk-kernel" "$WORK/walk-splitfs" >/dev/null || { echo "FAIL: rsync trees differ"; rc=1; }
+	once_calls "$((ONCE / 2)) directories walked" "$ART/walk-kernel.strace" "$ART/walk.strace" \
+		openat close statx newfstatat fstat
+fi
 
 [ $rc -eq 0 ] || die "strace suite failed"
 echo "the data path makes $lib read/write system calls under SplitFS ($forked with a fork)"
