@@ -180,9 +180,9 @@ static int image_up(const char *dir, const char *fs, const char *size)
 }
 
 /* The image's census identity (src/staging/census.h) from its .splitfs:
- * what follows the device in a segment's name (".<ino>.<btime>"); false
- * where there is none. */
-static bool census_identity(const char *dir, char *tail, size_t n)
+ * what follows the device in a segment's name (".<ino>.<btime>"), and its
+ * device; false where there is none. */
+static bool census_identity(const char *dir, char *tail, size_t n, dev_t *dev)
 {
 	char priv[PATH_MAX + 16], full[96];
 	snprintf(priv, sizeof(priv), "%s/.splitfs", dir);
@@ -192,8 +192,8 @@ static bool census_identity(const char *dir, char *tail, size_t n)
 	uint64_t btime = stx.stx_mask & STATX_BTIME ? (uint64_t)stx.stx_btime.tv_sec * 1000000000u +
 							      stx.stx_btime.tv_nsec :
 						      0;
-	sfs_census_suffix(full, sizeof(full), makedev(stx.stx_dev_major, stx.stx_dev_minor),
-			  stx.stx_ino, btime);
+	*dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
+	sfs_census_suffix(full, sizeof(full), *dev, stx.stx_ino, btime);
 	snprintf(tail, n, "%s", strchr(full + 1, '.')); /* ".<dev>.<ino>.<btime>" */
 	return true;
 }
@@ -214,12 +214,15 @@ static bool dev_mounted(dev_t dev)
 	return found;
 }
 
-/* Removes every user's census segment of the unmounted file system: those
- * of the device it was on, and those a remount from another loop device
+/* Removes every user's census segment of the unmounted file system: all
+ * of the device it was on, once that holds no file system (also those of
+ * a root below the image's top, `splitfs run --root DIR/sub`, whose
+ * .splitfs is another), and those a remount from another loop device
  * left, whose device holds no file system now. A segment whose device is
  * mounted (a copy of the image, the same .splitfs identity) stays. */
-static void remove_census(const char *tail)
+static void remove_census(const char *tail, dev_t dev)
 {
+	bool dev_free = !dev_mounted(dev);
 	size_t tl = strlen(tail), pl = strlen(SFS_CENSUS_PREFIX);
 	DIR *d = opendir("/dev/shm");
 	if (!d)
@@ -228,16 +231,19 @@ static void remove_census(const char *tail)
 	while ((de = readdir(d)) != NULL) {
 		const char *name = de->d_name;
 		size_t len = strlen(name);
-		/* prefix, a uid, ".", a device, then the tail; digits only */
-		if (len <= pl + tl || strncmp(name, SFS_CENSUS_PREFIX, pl) != 0 ||
-		    strcmp(name + len - tl, tail) != 0)
+		/* prefix, then "<uid>.<dev>.<ino>.<btime>", digits only */
+		if (len <= pl || strncmp(name, SFS_CENSUS_PREFIX, pl) != 0 ||
+		    strspn(name + pl, "0123456789.") != len - pl)
 			continue;
-		const char *uid = name + pl, *dot = strchr(uid, '.');
-		size_t ul = dot ? (size_t)(dot - uid) : 0, dl = len - tl - pl - ul - 1;
-		if (ul == 0 || dl == 0 || strspn(uid, "0123456789") != ul ||
-		    strspn(dot + 1, "0123456789") != dl)
+		unsigned long long uid, sdev, ino, btime;
+		int end = 0;
+		if (sscanf(name + pl, "%llu.%llu.%llu.%llu%n", &uid, &sdev, &ino, &btime, &end) !=
+			    4 ||
+		    (size_t)end != len - pl)
 			continue;
-		if (!dev_mounted((dev_t)strtoull(dot + 1, NULL, 10)))
+		bool same_fs = len > tl && strcmp(name + len - tl, tail) == 0;
+		bool stale = (dev_t)sdev == dev ? dev_free : same_fs && !dev_mounted((dev_t)sdev);
+		if (stale)
 			unlinkat(dirfd(d), name, 0);
 	}
 	closedir(d);
@@ -265,13 +271,14 @@ static int image_down(const char *dir)
 		return 1;
 	}
 	char census[96];
-	bool counted = census_identity(abs, census, sizeof(census));
+	dev_t dev = 0;
+	bool counted = census_identity(abs, census, sizeof(census), &dev);
 	if (umount(abs) != 0) {
 		cli_err("image down: umount %s: %s", abs, strerror(errno));
 		return 1;
 	}
 	if (counted)
-		remove_census(census);
+		remove_census(census, dev);
 	if (strncmp(img, "/dev/shm/splitfs-", 17) == 0 && unlink(img) != 0 && errno != ENOENT) {
 		cli_err("image down: %s: %s", img, strerror(errno));
 		return 1;

@@ -73,7 +73,9 @@ n=$(sed -nE 's/.* ([0-9]+) skipped.*/\1/p' <<<"$out")
 
 # --- image down: the census segments of every loop device the image was on ----------
 # A remount from another loop device makes another segment (its name has
-# the device); `image down` once removed only the last one's.
+# the device); `image down` once removed only the last one's. A root below
+# the image's top (`run --root DIR/sub`, as the crash suite's) has its own
+# .splitfs, so its own segment: it went unremoved, two per make test.
 census_of() { ls /dev/shm | grep -E "^splitfs-census\.$(id -u)\.$(stat -c %d "$M")\." ; }
 "$SFS_CLI" run --root "$M" -- true
 seg1=$(census_of)
@@ -85,17 +87,21 @@ loop=$(losetup -f --show "$hold") # the freed loop device stays taken
 mount -o loop "$img" "$M" || die "cannot mount $img again"
 "$SFS_CLI" run --root "$M" -- true
 seg2=$(census_of)
+mkdir -p "$M/sub"
+"$SFS_CLI" run --root "$M/sub" -- true
+seg3=$(census_of | grep -v "^$seg2\$")
 # A copy of the image mounted elsewhere has the same tail, another device.
 copy=splitfs-census.4242.$(stat -c %d /dev/shm).${seg1#*.*.*.}
 touch "/dev/shm/$copy"
 "$SFS_CLI" image down "$M" >/dev/null
 losetup -d "$loop"
 rm -f "$hold"
-if [ -n "$seg1" ] && [ -n "$seg2" ] && [ "$seg1" != "$seg2" ] && [ ! -e "/dev/shm/$seg1" ] &&
-	[ ! -e "/dev/shm/$seg2" ] && [ -e "/dev/shm/$copy" ]; then
-	ok "image down removed the segments of both devices, kept a mounted device's"
+if [ -n "$seg1" ] && [ -n "$seg2" ] && [ -n "$seg3" ] && [ "$seg1" != "$seg2" ] &&
+	[ ! -e "/dev/shm/$seg1" ] && [ ! -e "/dev/shm/$seg2" ] && [ ! -e "/dev/shm/$seg3" ] &&
+	[ -e "/dev/shm/$copy" ]; then
+	ok "image down removed the segments of both devices and of a root below, kept a mounted device's"
 else
-	bad "census segments after image down: $seg1 / $seg2 (want both gone), $copy (want kept)"
+	bad "census segments after image down: $seg1 / $seg2 / $seg3 (want all gone), $copy (want kept)"
 fi
 rm -f "/dev/shm/$copy"
 exit $rc
