@@ -26,6 +26,7 @@
 #include "../util/guard.h"
 #include "../util/msg.h"
 #include "../util/pmem.h"
+#include "../staging/pool.h"
 #include "../staging/reserve.h"
 #include "../util/stats.h"
 #include "flush.h"
@@ -125,10 +126,14 @@ static int reserve(struct sfs_inode *in, int64_t end)
 		return 0;
 	}
 	need -= in->reserve_spare;
+	/* The window's reservation comes from one shard, which gets it all
+	 * back: the shard of the thread that opened it. */
+	if (in->reserved == 0)
+		in->reserve_shard = sfs_my_reader_slot();
 	int64_t take = SFS_MAX(need, (int64_t)RESERVE_BATCH);
-	int rc = sfs_reserve_take(take);
+	int rc = sfs_reserve_take(in->reserve_shard, take);
 	if (rc && take > need)
-		rc = sfs_reserve_take(take = need);
+		rc = sfs_reserve_take(in->reserve_shard, take = need);
 	if (rc)
 		return rc;
 	in->reserved += take;
@@ -138,27 +143,29 @@ static int reserve(struct sfs_inode *in, int64_t end)
 
 void sfs_inode_unreserve_locked(struct sfs_inode *in)
 {
-	sfs_reserve_give(in->reserved);
+	sfs_reserve_give(in->reserve_shard, in->reserved);
 	in->reserved = 0;
 	in->reserve_spare = 0;
 }
 
 /* Writes [off, off+n), all at or past the boundary, into the window, opening
  * one if needed. -ENOSPC: the window cannot hold it (the caller relinks and
- * retries once). -EAGAIN: the write leaves a hole, which the kernel makes
- * (holes stay holes: SEEK_HOLE, du, cp --sparse see what they would).
- * Caller holds lock. */
-static int stage_write(struct sfs_inode *in, const char *buf, size_t n, int64_t off)
+ * retries once); *full then says whether the file system had no space for
+ * it (a store, or the reservation). -EAGAIN: the write leaves a hole, which
+ * the kernel makes (holes stay holes: SEEK_HOLE, du, cp --sparse see what
+ * they would). Caller holds lock. */
+static int stage_write(struct sfs_inode *in, const char *buf, size_t n, int64_t off, bool *full)
 {
 	int64_t end = off + (int64_t)n;
 	int64_t size = atomic_load(&in->size);
 	if (off > size)
 		return -EAGAIN;
 	int rc = atomic_load(&in->staged) ? 0 : open_window(in);
+	*full = rc == -ENOSPC;
 	if (!rc)
 		rc = sfs_stage_cover(&in->stage, atomic_load(&in->base), end);
 	if (!rc)
-		rc = reserve(in, end);
+		*full = (rc = reserve(in, end)) == -ENOSPC;
 	if (!rc)
 		rc = sfs_stage_xfer(&in->stage, off, (char *)buf, n, 1);
 	if (rc)
@@ -252,8 +259,22 @@ static ssize_t write_locked(struct sfs_inode *in, const void *buf, size_t n, int
 			if (!rc && sfs_inode_on_dax(in)) /* stores on DAX */
 				sfs_stat_event(SFS_EV_dax_stores, low);
 		}
+		bool full = false;
 		if (!rc && end > boundary)
-			rc = stage_write(in, (const char *)buf + low, n - low, off + (int64_t)low);
+			rc = stage_write(in, (const char *)buf + low, n - low, off + (int64_t)low,
+					 &full);
+		if (full && attempt > 0) {
+			/* Even a new window finds no space: the file system is
+			 * full. The stores that hold no staged byte give theirs
+			 * back (this file's window is relinked, so its store is
+			 * one), and the kernel writes: its ENOSPC, or the bytes
+			 * in the space that frees. */
+			if (sfs_inode_flush_locked(in, SFS_FLUSH_VISIBLE) == 0) {
+				sfs_inode_unreserve_locked(in);
+				sfs_stage_detach(&in->stage);
+				sfs_staging_release_pool();
+			}
+		}
 		if (rc != -ENOSPC || attempt > 0)
 			break;
 		/* The window is full: relink it and write again into a new one

@@ -118,6 +118,7 @@ struct sfs_inode {
 	 * (staging/reserve.h), under the lock. */
 	int64_t reserved;
 	int64_t reserve_spare;	      /* of reserved: not yet needed by a staged byte */
+	int reserve_shard;	      /* staging/reserve.h: where reserved came from */
 	_Atomic int64_t staged_mtime; /* ns: the last staged write (stat shows it) */
 
 	struct sfs_stage stage;

@@ -103,7 +103,12 @@ static int make_store(int kind, struct pooled *p)
 		return fd;
 	int rc = 0;
 	char *m = MAP_FAILED;
-	if (sfs_real.fallocate(fd, 0, 0, len) != 0 && sfs_real.ftruncate(fd, len) != 0)
+	/* A store's blocks are the file system's free space: where it has not
+	 * enough for them, no store (a sparse one would take the space its
+	 * stores need only as they fill, and could meet a full file system
+	 * in a store through the mapping). Without fallocate, sparse. */
+	if (sfs_real.fallocate(fd, 0, 0, len) != 0 &&
+	    (errno == ENOSPC || errno == EDQUOT || sfs_real.ftruncate(fd, len) != 0))
 		rc = -errno;
 	else if (sfs_real.flock(fd, LOCK_EX | LOCK_NB) != 0)
 		rc = -errno;
@@ -118,6 +123,9 @@ static int make_store(int kind, struct pooled *p)
 	if (rc) {
 		if (m != MAP_FAILED)
 			munmap(m, (size_t)len);
+		/* What a failed fallocate allocated is free when this returns
+		 * (a closed unnamed file frees its blocks in the background). */
+		sfs_real.ftruncate(fd, 0);
 		sfs_real.close(fd);
 		return rc;
 	}
@@ -136,9 +144,17 @@ static int make_store(int kind, struct pooled *p)
 	return 0;
 }
 
+/* Until when (CLOCK_MONOTONIC ns) a new store is not tried: the file system
+ * had no room for one a moment ago (a full file system would otherwise
+ * cost every append a store made and thrown away). Under lock. */
+static uint64_t no_room_until;
+#define NO_ROOM_NS (100 * 1000 * 1000)
+
 /* Caller holds lock (for the ring budget). */
 static int make(int kind, struct pooled *p)
 {
+	if (no_room_until && sfs_now_ns() < no_room_until)
+		return -ENOSPC;
 	if (kind == SFS_STAGE_RING) {
 		if (rings_out >= SFS_MAX_RINGS)
 			return -ENOBUFS;
@@ -149,6 +165,7 @@ static int make(int kind, struct pooled *p)
 	sfs_mutex_lock(&lock);
 	if (rc && kind == SFS_STAGE_RING)
 		rings_out--;
+	no_room_until = rc == -ENOSPC || rc == -EDQUOT ? sfs_now_ns() + NO_ROOM_NS : 0;
 	return rc;
 }
 
@@ -161,6 +178,9 @@ static void destroy(int kind, struct pooled *p)
 {
 	sfs_stage_unpark(kind == SFS_STAGE_FILE, p->parked, p->park_id);
 	munmap(p->map, map_len(kind, p));
+	/* Its blocks free now, not when the file system gets to the closed
+	 * file (sfs_staging_release_pool: a full file system needs them). */
+	sfs_real.ftruncate(p->fd, 0);
 	if (kind == SFS_STAGE_RING)
 		rings_out--;
 	if (p->hfd != p->fd)
@@ -383,6 +403,7 @@ void sfs_staging_reset_child(void)
 	nreturned = 0;
 	learn_pending = false;
 	rings_out = 0;
+	no_room_until = 0;
 	thread_started = false;
 	stopping = false;
 	housekeeping = false;

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #include "../sys/global.h"
@@ -13,85 +14,123 @@
 #include "../util/compiler.h"
 #include "../util/signals.h"
 
-/* The reservation grows in steps of this much (a fallocate each, about
- * 12 us for 1 MiB on the test image), and shrinks by what each relink needs. */
+/* A shard's reservation grows in steps of this much (a fallocate each,
+ * about 12 us for 1 MiB on the test image), and shrinks by what each
+ * relink needs. */
 #define STEP (1 << 20)
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static int fd = -1;	  /* the reserve file (internal) */
-static int64_t allocated; /* bytes of blocks it holds: [0, allocated) */
-static int64_t owed;	  /* bytes staged and not yet relinked */
-static bool unsupported;  /* no fallocate here: ENOSPC comes at relink */
+/* One reserve file per shard, each with its own lock: threads appending to
+ * files of their own fallocate and punch different inodes (one shared file
+ * serialised them on its lock and the file system's inode lock: 16
+ * appending threads ran at half the rate of 16 processes). */
+struct shard {
+	pthread_mutex_t lock;
+	int fd;		   /* the reserve file (internal), -1 until needed */
+	int64_t allocated; /* bytes of blocks it holds: [0, allocated) */
+	int64_t owed;	   /* bytes staged and not yet relinked */
+} __attribute__((aligned(64)));
 
-static int open_reserve(void)
+static struct shard shards[SFS_RESERVE_SHARDS] = {
+	[0 ... SFS_RESERVE_SHARDS - 1] = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1}};
+static atomic_bool unsupported; /* no fallocate here: ENOSPC comes at relink */
+
+/* Caller holds s->lock. */
+static int open_reserve(struct shard *s)
 {
 	int f = sfs_real.openat(sfs_g.priv_dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	if (f < 0)
 		return -errno;
-	fd = sfs_internal_fd(f);
+	s->fd = sfs_internal_fd(f);
 	return 0;
 }
 
-int sfs_reserve_take(int64_t bytes)
+/* Gives back the blocks of s above what it owes. Caller holds s->lock. */
+static void trim_locked(struct shard *s, int64_t keep)
 {
-	if (bytes <= 0)
-		return 0;
-	sfs_mutex_lock(&lock);
+	if (s->fd >= 0 && s->allocated > keep &&
+	    sfs_real.fallocate(s->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, keep,
+			       s->allocated - keep) == 0)
+		s->allocated = keep;
+}
+
+static int take_in(struct shard *s, int64_t bytes)
+{
+	sfs_mutex_lock(&s->lock);
 	int rc = 0;
-	if (unsupported)
+	if (atomic_load(&unsupported))
 		goto out;
-	if (fd < 0 && open_reserve() != 0) {
-		unsupported = true;
+	if (s->fd < 0 && open_reserve(s) != 0) {
+		atomic_store(&unsupported, true);
 		goto out;
 	}
-	if (owed + bytes > allocated) {
-		int64_t want = SFS_ALIGN_UP(owed + bytes, (int64_t)SFS_BLOCK);
-		int64_t to = SFS_MAX(want, allocated + STEP);
-		if (sfs_real.fallocate(fd, FALLOC_FL_KEEP_SIZE, allocated, to - allocated) != 0) {
+	if (s->owed + bytes > s->allocated) {
+		int64_t want = SFS_ALIGN_UP(s->owed + bytes, (int64_t)SFS_BLOCK);
+		int64_t to = SFS_MAX(want, s->allocated + STEP);
+		if (sfs_real.fallocate(s->fd, FALLOC_FL_KEEP_SIZE, s->allocated,
+				       to - s->allocated) != 0) {
 			if (errno == EOPNOTSUPP || errno == ENOSYS || errno == EINVAL) {
-				unsupported = true;
+				atomic_store(&unsupported, true);
 				goto out;
 			}
 			/* Perhaps exactly what this write needs still fits. */
 			to = want;
-			if (sfs_real.fallocate(fd, FALLOC_FL_KEEP_SIZE, allocated,
-					       to - allocated) != 0) {
+			if (sfs_real.fallocate(s->fd, FALLOC_FL_KEEP_SIZE, s->allocated,
+					       to - s->allocated) != 0) {
 				rc = -ENOSPC;
 				goto out;
 			}
 		}
-		allocated = to;
+		s->allocated = to;
 	}
-	owed += bytes;
+	s->owed += bytes;
 out:
-	sfs_mutex_unlock(&lock);
+	sfs_mutex_unlock(&s->lock);
 	return rc;
 }
 
-void sfs_reserve_give(int64_t bytes)
+int sfs_reserve_take(int shard, int64_t bytes)
+{
+	if (bytes <= 0)
+		return 0;
+	struct shard *s = &shards[shard % SFS_RESERVE_SHARDS];
+	int rc = take_in(s, bytes);
+	if (rc != -ENOSPC)
+		return rc;
+	/* The other shards' steps ahead may be what the file system lacks:
+	 * each gives back what it does not owe, and this one tries again, so
+	 * that ENOSPC comes only when the owed bytes fill the file system. One
+	 * shard locked at a time (no order between them). */
+	for (int i = 0; i < SFS_RESERVE_SHARDS; i++) {
+		sfs_mutex_lock(&shards[i].lock);
+		trim_locked(&shards[i], SFS_ALIGN_UP(shards[i].owed, (int64_t)SFS_BLOCK));
+		sfs_mutex_unlock(&shards[i].lock);
+	}
+	return take_in(s, bytes);
+}
+
+void sfs_reserve_give(int shard, int64_t bytes)
 {
 	if (bytes <= 0)
 		return;
-	sfs_mutex_lock(&lock);
-	owed = SFS_MAX(owed - bytes, (int64_t)0);
+	struct shard *s = &shards[shard % SFS_RESERVE_SHARDS];
+	sfs_mutex_lock(&s->lock);
+	s->owed = SFS_MAX(s->owed - bytes, (int64_t)0);
 	/* Free at least what the relink is about to allocate (the file
 	 * system may be full of nothing but this reservation); what stays
 	 * above what is owed serves the appends that follow. */
-	int64_t keep = SFS_MAX(SFS_ALIGN_UP(owed, (int64_t)SFS_BLOCK),
-			       allocated - SFS_ALIGN_UP(bytes, (int64_t)SFS_BLOCK));
-	if (fd >= 0 && allocated > keep &&
-	    sfs_real.fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, keep,
-			       allocated - keep) == 0)
-		allocated = keep;
-	sfs_mutex_unlock(&lock);
+	trim_locked(s, SFS_MAX(SFS_ALIGN_UP(s->owed, (int64_t)SFS_BLOCK),
+			       s->allocated - SFS_ALIGN_UP(bytes, (int64_t)SFS_BLOCK)));
+	sfs_mutex_unlock(&s->lock);
 }
 
 void sfs_reserve_reset_child(void)
 {
-	pthread_mutex_init(&lock, NULL);
-	if (fd >= 0)
-		sfs_internal_close(fd);
-	fd = -1;
-	allocated = owed = 0;
-	unsupported = false;
+	for (int i = 0; i < SFS_RESERVE_SHARDS; i++) {
+		pthread_mutex_init(&shards[i].lock, NULL);
+		if (shards[i].fd >= 0)
+			sfs_internal_close(shards[i].fd);
+		shards[i].fd = -1;
+		shards[i].allocated = shards[i].owed = 0;
+	}
+	atomic_store(&unsupported, false);
 }

@@ -13,13 +13,17 @@
 
 #include <stdint.h>
 
-/* Reserves bytes (whole blocks) for staged appends. 0, or -ENOSPC (the
- * caller asks the kernel, which answers as it would have). */
-int sfs_reserve_take(int64_t bytes);
+/* The reservation is split in this many shards, each its own file and lock
+ * (threads take from the shard of their reader slot: fs/inolock.h). */
+#define SFS_RESERVE_SHARDS 16
 
-/* Gives bytes of the reservation back (a window is about to be relinked,
- * or was dropped). */
-void sfs_reserve_give(int64_t bytes);
+/* Reserves bytes (whole blocks) for staged appends from a shard. 0, or
+ * -ENOSPC (the caller asks the kernel, which answers as it would have). */
+int sfs_reserve_take(int shard, int64_t bytes);
+
+/* Gives bytes of the reservation back to the shard they were taken from (a
+ * window is about to be relinked, or was dropped). */
+void sfs_reserve_give(int shard, int64_t bytes);
 
 /* A forked child: the parent's reservation is not its own. */
 void sfs_reserve_reset_child(void);
