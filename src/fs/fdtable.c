@@ -3,6 +3,7 @@
 #include "fdtable.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -422,6 +423,18 @@ void sfs_fd_pending_forget_all(void)
 	int limit = sfs_fd_limit();
 	for (int fd = 0; fd < limit && sfs_fd_any_pending(); fd++)
 		sfs_fd_pending_forget(fd);
+}
+
+void sfs_fd_pending_forget_inheritable(void)
+{
+	int limit = sfs_fd_limit();
+	for (int fd = 0; fd < limit && sfs_fd_any_pending(); fd++) {
+		if (sfs_fd_kind(fd) != SFS_FD_KIND_PENDING)
+			continue;
+		int flags = sfs_real.fcntl(fd, F_GETFD);
+		if (flags < 0 || !(flags & FD_CLOEXEC))
+			sfs_fd_pending_forget(fd);
+	}
 }
 
 void sfs_fd_foreach_pending(bool (*fn)(int fd, void *arg), void *arg)

@@ -124,8 +124,13 @@ void sfs_fd_pending_identify(int fd, dev_t dev, ino_t ino);
  * others' feet). Waits for a promotion in progress to end. */
 void sfs_fd_pending_forget(int fd);
 
-/* The same for every pending descriptor (fork, exec, spawn). */
+/* The same for every pending descriptor (fork, exec). */
 void sfs_fd_pending_forget_all(void);
+
+/* The same for every pending descriptor without FD_CLOEXEC (a spawn: the
+ * new program gets only those; one with FD_CLOEXEC is closed in the child
+ * before anything can use it, and stays pending). */
+void sfs_fd_pending_forget_inheritable(void);
 
 /* Pending descriptors, for promote_pending_of (fileops.c): calls fn for
  * each pending fd until it returns false. */

@@ -193,7 +193,12 @@ void sfs_prepare_share(bool inheritable_only)
 {
 	if (!sfs_g.active)
 		return;
-	sfs_fd_pending_forget_all(); /* their open files are shared now */
+	/* Their open files are shared now (a spawn's child closes those
+	 * with FD_CLOEXEC at its exec, before anything can use them). */
+	if (inheritable_only)
+		sfs_fd_pending_forget_inheritable();
+	else
+		sfs_fd_pending_forget_all();
 	sfs_flush_all();
 	sfs_lease_drop_all();
 	sfs_inode_evict_writable(); /* the new program may be one we just wrote */

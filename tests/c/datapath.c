@@ -9,15 +9,21 @@
  * whether the library is loaded. DATAPATH_SYNC=1 syncs each overwrite.
  * DATAPATH_FORK=1 forks before the overwrites, a child that exits at once
  * (a shell's subshell, a system()-style helper): the parent's descriptor
- * must come back to the library once the child is gone. */
+ * must come back to the library once the child is gone. DATAPATH_SPAWN=1
+ * opens the file close-on-exec and spawns a program (posix_spawn) while its
+ * descriptor is still pending (fs/fdtable.h): the child never has it, and
+ * the library must still take the file over. */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "helpers.h"
+
+extern char **environ;
 
 #define BS 4096
 #define BASE_BLOCKS 1024 /* the file starts at 4 MiB; the ops cycle over it */
@@ -80,11 +86,21 @@ int main(int argc, char **argv)
 
 	/* Setup (a handful of calls): a 4 MiB file, made durable. */
 	unlink(p);
-	int fd = open(p, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	bool spawn = getenv("DATAPATH_SPAWN") && atoi(getenv("DATAPATH_SPAWN")) != 0;
+	int fd = open(p, O_RDWR | O_CREAT | O_TRUNC | (spawn ? O_CLOEXEC : 0), 0644);
 	T_REQUIRE(fd >= 0, "open %s", p);
 	t_fill(want, BASE, 1, 0);
 	T_REQUIRE(pwrite_all(fd, want, BASE, 0), "initial write");
 	T_REQUIRE(fsync(fd) == 0, "fsync");
+	if (spawn) {
+		char *args[] = {"true", NULL};
+		pid_t pid;
+		int st;
+		T_REQUIRE(posix_spawn(&pid, "/bin/true", NULL, NULL, args, environ) == 0,
+			  "posix_spawn");
+		T_REQUIRE(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+			  "the spawned program");
+	}
 
 	/* 1: preads of 4 KiB blocks in a scattered order, each checked. */
 	unsigned char buf[BS];

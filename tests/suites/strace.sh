@@ -8,9 +8,10 @@
 # operations. strace traces `splitfs run`, which execs the program, so the
 # counts are the program's (plus the few of the CLI and the dynamic loader).
 # A second run forks a child that exits at once before the overwrites: the
-# parent's descriptor must come back to the library (fs/forkwatch.h).
-# A third watches the library's own lookups of a file that dd and head read
-# and write: none may ask for its timestamps (sys/statq.h). A fourth counts
+# parent's descriptor must come back to the library (fs/forkwatch.h); a
+# third spawns a program while the descriptor is pending (close-on-exec).
+# A fourth watches the library's own lookups of a file that dd and head read
+# and write: none may ask for its timestamps (sys/statq.h). A fifth counts
 # the calls of cat reading files once each, and of tar -x writing them:
 # no more opens, closes, fcntls and stats than natively; and of rsync
 # walking directories: no stat of a directory.
@@ -105,6 +106,23 @@ forked=$(strace_calls "$ART/fork.strace" $FAMILY)
 echo "read/write family after the fork: SplitFS $forked (limit < $LIMIT)"
 if [ "$forked" -ge "$LIMIT" ]; then
 	echo "FAIL: after a fork SplitFS makes $forked read/write system calls for $OPS operations"
+	rc=1
+fi
+
+# A program spawned while the file's descriptor is still pending (opened
+# close-on-exec, so the child never has it): the library takes the file
+# over all the same.
+echo "== SplitFS, a program spawned while the descriptor is pending"
+mkdir -p "$WORK/spawn"
+DATAPATH_SPAWN=1 strace -f -c -o "$ART/spawn.strace" "$SFS_CLI" run --root "$SFS_MNT" -- \
+	"$prog" "$WORK/spawn" >"$ART/spawn.out" 2>&1
+r=$?
+grep '^datapath:' "$ART/spawn.out"
+[ $r -eq 0 ] || { echo "FAIL: datapath with a spawn fails under SplitFS (exit $r)"; tail -n 30 "$ART/spawn.out"; rc=1; }
+spawned=$(strace_calls "$ART/spawn.strace" $FAMILY)
+echo "read/write family after the spawn: SplitFS $spawned (limit < $LIMIT)"
+if [ "$spawned" -ge "$LIMIT" ]; then
+	echo "FAIL: after a spawn SplitFS makes $spawned read/write system calls for $OPS operations"
 	rc=1
 fi
 
