@@ -2,7 +2,7 @@
 /* Description: the per-call cost of the data path on a hot file: 3 M 4 KiB
  * preads (or pwrites) cycling over the first 1 MiB of FILE, after 100 k
  * warm-up calls. Prints ns per call. For A/B runs of two library builds on
- * one CPU (taskset), where a few ns matter (bench/results/2026-11-25-fxmark-device).
+ * one CPU (taskset), where a few ns matter (59f917b: bench/results/2026-11-25-fxmark-device).
  *   hotio FILE [w] */
 #define _GNU_SOURCE
 #include <fcntl.h>
