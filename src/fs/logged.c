@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "../sys/global.h"
@@ -15,6 +16,7 @@
 #include "../util/compiler.h"
 #include "../util/guard.h"
 #include "../util/msg.h"
+#include "../util/stats.h"
 #include "data.h"
 #include "flush.h"
 #include "inode.h"
@@ -118,6 +120,37 @@ static ssize_t direct(struct sfs_inode *in, const char *data, size_t n, int64_t 
 	return rc ? rc : w;
 }
 
+/* Sync mode: an overwrite inside the file of a file the log holds no live
+ * record of is the kernel's own durable write (one pwritev2 with
+ * RWF_DSYNC, as an O_DSYNC write): the log would write the bytes as a
+ * record at the same cost (a device flush), and the page once more at the
+ * next checkpoint (4 KiB O_DSYNC overwrites on the 16-core device: 0.82x
+ * the kernel's rate with one thread, 0.38x with 16). No replay can bring
+ * older bytes back over these: the file has no live records. Not strict
+ * mode (not atomic), not on DAX (a record there is stores, no call). */
+static bool overwrite_direct(const struct sfs_inode *in, size_t n, int64_t off)
+{
+	return sfs_g.opt.mode == SFS_MODE_SYNC && !sfs_oplog_dax() &&
+	       off + (int64_t)n <= atomic_load(&in->ksize) && !sfs_oplog_live(&in->log);
+}
+
+/* Returns n, or what the kernel took (a short count), or -errno. */
+static ssize_t overwrite_dsync(struct sfs_inode *in, const char *data, size_t n, int64_t off)
+{
+	sfs_stat_event(SFS_EV_dsync_overwrites, 1);
+	size_t done = 0;
+	while (done < n) {
+		struct iovec v = {(char *)data + done, n - done};
+		ssize_t w = sfs_real.pwritev2(in->kfd, &v, 1, off + (int64_t)done, RWF_DSYNC);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return done ? (ssize_t)done : w < 0 ? -errno : -EIO;
+		done += (size_t)w;
+	}
+	return (ssize_t)n;
+}
+
 /* The application's buffer faulted part-way: the kernel writes what it can
  * read (a short write, or EFAULT), as it would without the library; then
  * that is made durable like a direct write. */
@@ -174,6 +207,11 @@ ssize_t sfs_logged_pwritev(struct sfs_inode *in, const struct iovec *iov, int cn
 		 * (the log is tried again a second later). */
 		release(n);
 		return nolog == -ENOSPC || nolog == -EDQUOT ? nolog : -EIO;
+	}
+	if (!nolog && overwrite_direct(in, n, off)) {
+		ret = overwrite_dsync(in, data, n, off);
+		release(n);
+		return ret;
 	}
 	if (nolog || (sfs_g.opt.mode == SFS_MODE_SYNC && n >= SYNC_DIRECT_MIN))
 		rc = -E2BIG; /* sync mode without a log, or a large write: durable, direct */

@@ -433,6 +433,12 @@ int sfs_oplog_truncate(struct sfs_oplog_file *lf, int kfd, ino_t ino, int64_t si
 	return append(&e, NULL, 0, false);
 }
 
+bool sfs_oplog_live(const struct sfs_oplog_file *lf)
+{
+	return atomic_load(&lf->logged) && __atomic_load_n(&L.opened, __ATOMIC_ACQUIRE) &&
+	       lf->gen == atomic_load(&L.slot->gen);
+}
+
 int sfs_oplog_commit(struct sfs_oplog_file *lf, int kfd)
 {
 	if (!lf->logged)

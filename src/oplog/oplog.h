@@ -72,6 +72,12 @@ int sfs_oplog_write(struct sfs_oplog_file *lf, int kfd, ino_t ino, const struct 
 int sfs_oplog_truncate(struct sfs_oplog_file *lf, int kfd, ino_t ino, int64_t size);
 void sfs_oplog_done(void);
 
+/* Whether the log holds live records of the file: written in this
+ * generation and not killed by a COMMIT (a checkpoint kills a generation's
+ * records only after every file they cover is durable). Caller holds the
+ * inode lock. */
+bool sfs_oplog_live(const struct sfs_oplog_file *lf);
+
 /* Makes the file durable (fdatasync of kfd) and kills its records
  * (COMMIT). Caller holds the inode lock and has relinked the file's window
  * (fs/logged.h: sfs_inode_log_commit does both). */

@@ -52,6 +52,7 @@
 	X(map_budget_full)                                                                         \
 	X(kernel_fallbacks)                                                                        \
 	X(kernel_overwrites)                                                                       \
+	X(dsync_overwrites)                                                                        \
 	X(demotions)                                                                               \
 	X(guard_faults)                                                                            \
 	X(log_records)                                                                             \
