@@ -9,8 +9,10 @@
  * Each worker cycles through its 1 MiB region (appenders start over from
  * an empty file every 64 MiB). Processes open the files themselves after
  * the fork, as separate programs would; readers open read-only
- * (FXMARK_RDWR=1: read-write). Prints one JSON line: the total operations
- * per second of all workers.
+ * (FXMARK_RDWR=1: read-write); FXMARK_DSYNC=1 opens every file O_DSYNC
+ * (each write durable on return: compare the kernel with the library's sync
+ * mode). Prints one JSON line: the total operations per second of all
+ * workers.
  *   fxmark DIR WORKLOAD WORKERS threads|procs SECONDS */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -95,7 +97,10 @@ static void work(int w)
 	bool reads = kind == DRBL || kind == DRBM;
 	const char *rdwr = getenv("FXMARK_RDWR");
 	int acc = reads && !(rdwr && atoi(rdwr)) ? O_RDONLY : O_RDWR;
-	int fd = open(path, kind == DWAL ? O_WRONLY | O_APPEND : acc);
+	const char *dsync = getenv("FXMARK_DSYNC");
+	if (dsync && atoi(dsync))
+		acc |= O_DSYNC;
+	int fd = open(path, (kind == DWAL ? O_WRONLY | O_APPEND : acc) | (acc & O_DSYNC));
 	if (fd < 0)
 		die("open");
 	long base = shared_file() ? (long)w * REGION : 0, at = 0, ops = 0, appended = 0;
