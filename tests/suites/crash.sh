@@ -62,14 +62,17 @@ expect fail "a zeroed byte in the appender's file" append "$d" "$ack" posix kill
 truncate -s $((size / 3)) "$d/append.dat"
 expect fail "fsynced records cut off" append "$d" "$ack" posix kill
 run_native overwrite 0.3
-expect pass "native overwriter passes" overwrite "$d" "$ack" strict kill
+# Sync, not strict: the kernel cuts a killed write at a page boundary.
+expect pass "native overwriter passes" overwrite "$d" "$ack" sync kill
 # Page 1 of slot 5 replaced by page 1 of slot 5 at another version: take it
 # from a copy made while the workload still ran is not possible here, so
 # write page 0 of slot 6 over it instead (an intact page of the wrong slot).
 dd if="$d/over.dat" of="$d/over.dat" bs=4096 skip=$((6 * 4)) seek=$((5 * 4 + 1)) count=1 conv=notrunc status=none
 expect fail "a page of the wrong slot" overwrite "$d" "$ack" sync kill
 run_native mixed 0.3
-expect pass "native mixed workload passes" mixed "$d" "$ack" strict kill
+# Sync again: strict mode's whole-or-nothing is the library's (seen once
+# in CI: an append in flight left at 65536 of its bytes).
+expect pass "native mixed workload passes" mixed "$d" "$ack" sync kill
 for f in "$d"/n*; do
 	[ -s "$f" ] || continue
 	truncate -s $(($(stat -c %s "$f") + 4096)) "$f"
