@@ -17,6 +17,7 @@
 #include "../fs/process.h"
 #include "../oplog/oplog.h"
 #include "../util/threads.h"
+#include "spawnfa.h"
 #include "wrap.h"
 
 /* vfork's child borrows the parent's memory, so the library's wrappers in
@@ -187,21 +188,31 @@ SFS_EXPORT int execle(const char *path, const char *arg0, ...)
 }
 
 /* The child of a spawn holds copies of every descriptor without
- * FD_CLOEXEC, and file actions may dup any descriptor into it: those files
- * are demoted before it starts (process.h). */
+ * FD_CLOEXEC, and those its file actions dup2 into it: those files are
+ * demoted before it starts (process.h). Actions the library did not record
+ * (spawnfa.h) may dup any descriptor: all are. */
+static void before_spawn(const posix_spawn_file_actions_t *fa)
+{
+	sfs_init();
+	int fds[16];
+	int n = fa ? sfs_spawn_fa_sources(fa, fds, 16) : 0;
+	if (sfs_active())
+		for (int i = 0; i < n; i++)
+			sfs_demote_fd(fds[i]);
+	sfs_prepare_share(n >= 0);
+}
+
 SFS_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
 			   const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-	sfs_init();
-	sfs_prepare_share(fa == NULL);
+	before_spawn(fa);
 	return sfs_real.posix_spawn(pid, path, fa, attr, argv, envp);
 }
 
 SFS_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
 			    const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-	sfs_init();
-	sfs_prepare_share(fa == NULL);
+	before_spawn(fa);
 	return sfs_real.posix_spawnp(pid, file, fa, attr, argv, envp);
 }
 

@@ -107,6 +107,9 @@
 	X(int, posix_spawnp,                                                                       \
 	  (pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,   \
 	   char *const[], char *const[]))                                                          \
+	X(int, posix_spawn_file_actions_init, (posix_spawn_file_actions_t *))                      \
+	X(int, posix_spawn_file_actions_destroy, (posix_spawn_file_actions_t *))                   \
+	X(int, posix_spawn_file_actions_adddup2, (posix_spawn_file_actions_t *, int, int))         \
 	X(int, system, (const char *))                                                             \
 	X(FILE *, popen, (const char *, const char *))                                             \
 	X(FILE *, fopen, (const char *, const char *))                                             \

@@ -12,7 +12,10 @@
  * must come back to the library once the child is gone. DATAPATH_SPAWN=1
  * opens the file close-on-exec and spawns a program (posix_spawn) while its
  * descriptor is still pending (fs/fdtable.h): the child never has it, and
- * the library must still take the file over. */
+ * the library must still take the file over. DATAPATH_SPAWN=2 spawns it
+ * with file actions that dup2 stderr to the child's stdout (as Rust's
+ * Command and make do), and again after the preads, when the file is
+ * managed: it must stay managed. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <spawn.h>
@@ -69,6 +72,26 @@ static long pread_all(int fd, unsigned char *b, size_t n, off_t off)
 	return got;
 }
 
+/* Runs /bin/true with posix_spawn, with file actions (stderr as its
+ * stdout) or none. */
+static void spawn_true(bool actions)
+{
+	posix_spawn_file_actions_t fa;
+	if (actions) {
+		T_REQUIRE(posix_spawn_file_actions_init(&fa) == 0, "actions");
+		T_REQUIRE(posix_spawn_file_actions_adddup2(&fa, 2, 1) == 0, "adddup2");
+	}
+	char *args[] = {"true", NULL};
+	pid_t pid;
+	int st;
+	T_REQUIRE(posix_spawn(&pid, "/bin/true", actions ? &fa : NULL, NULL, args, environ) == 0,
+		  "posix_spawn");
+	T_REQUIRE(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		  "the spawned program");
+	if (actions)
+		posix_spawn_file_actions_destroy(&fa);
+}
+
 int main(int argc, char **argv)
 {
 	const char *dir = argc > 1 ? argv[1] : ".";
@@ -86,21 +109,14 @@ int main(int argc, char **argv)
 
 	/* Setup (a handful of calls): a 4 MiB file, made durable. */
 	unlink(p);
-	bool spawn = getenv("DATAPATH_SPAWN") && atoi(getenv("DATAPATH_SPAWN")) != 0;
+	int spawn = getenv("DATAPATH_SPAWN") ? atoi(getenv("DATAPATH_SPAWN")) : 0;
 	int fd = open(p, O_RDWR | O_CREAT | O_TRUNC | (spawn ? O_CLOEXEC : 0), 0644);
 	T_REQUIRE(fd >= 0, "open %s", p);
 	t_fill(want, BASE, 1, 0);
 	T_REQUIRE(pwrite_all(fd, want, BASE, 0), "initial write");
 	T_REQUIRE(fsync(fd) == 0, "fsync");
-	if (spawn) {
-		char *args[] = {"true", NULL};
-		pid_t pid;
-		int st;
-		T_REQUIRE(posix_spawn(&pid, "/bin/true", NULL, NULL, args, environ) == 0,
-			  "posix_spawn");
-		T_REQUIRE(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
-			  "the spawned program");
-	}
+	if (spawn)
+		spawn_true(spawn == 2);
 
 	/* 1: preads of 4 KiB blocks in a scattered order, each checked. */
 	unsigned char buf[BS];
@@ -114,6 +130,8 @@ int main(int argc, char **argv)
 	}
 	double t1 = now_ns();
 	T_CHECK(bad == 0, "%d of %ld preads short or wrong", bad, NOPS);
+	if (spawn == 2)
+		spawn_true(true); /* the file is managed now */
 
 	if (getenv("DATAPATH_FORK") && atoi(getenv("DATAPATH_FORK")) != 0) {
 		pid_t pid = fork();

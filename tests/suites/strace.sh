@@ -9,7 +9,8 @@
 # counts are the program's (plus the few of the CLI and the dynamic loader).
 # A second run forks a child that exits at once before the overwrites: the
 # parent's descriptor must come back to the library (fs/forkwatch.h); a
-# third spawns a program while the descriptor is pending (close-on-exec).
+# third spawns a program while the descriptor is pending (close-on-exec),
+# without and with file actions.
 # A fourth watches the library's own lookups of a file that dd and head read
 # and write: none may ask for its timestamps (sys/statq.h). A fifth counts
 # the calls of cat reading files once each, and of tar -x writing them:
@@ -112,19 +113,25 @@ fi
 # A program spawned while the file's descriptor is still pending (opened
 # close-on-exec, so the child never has it): the library takes the file
 # over all the same.
-echo "== SplitFS, a program spawned while the descriptor is pending"
-mkdir -p "$WORK/spawn"
-DATAPATH_SPAWN=1 strace -f -c -o "$ART/spawn.strace" "$SFS_CLI" run --root "$SFS_MNT" -- \
-	"$prog" "$WORK/spawn" >"$ART/spawn.out" 2>&1
-r=$?
-grep '^datapath:' "$ART/spawn.out"
-[ $r -eq 0 ] || { echo "FAIL: datapath with a spawn fails under SplitFS (exit $r)"; tail -n 30 "$ART/spawn.out"; rc=1; }
-spawned=$(strace_calls "$ART/spawn.strace" $FAMILY)
-echo "read/write family after the spawn: SplitFS $spawned (limit < $LIMIT)"
-if [ "$spawned" -ge "$LIMIT" ]; then
-	echo "FAIL: after a spawn SplitFS makes $spawned read/write system calls for $OPS operations"
-	rc=1
-fi
+# Then with file actions that dup2 another descriptor into the child (as
+# Rust's Command and make spawn), while pending and again once managed:
+# only the dup2 source is shared (interpose/spawnfa.c).
+for how in 1 2; do
+	what=$([ $how = 1 ] && echo "" || echo " with file actions")
+	echo "== SplitFS, a program spawned$what while the descriptor is pending"
+	mkdir -p "$WORK/spawn$how"
+	DATAPATH_SPAWN=$how strace -f -c -o "$ART/spawn$how.strace" "$SFS_CLI" run --root "$SFS_MNT" -- \
+		"$prog" "$WORK/spawn$how" >"$ART/spawn$how.out" 2>&1
+	r=$?
+	grep '^datapath:' "$ART/spawn$how.out"
+	[ $r -eq 0 ] || { echo "FAIL: datapath with a spawn$what fails under SplitFS (exit $r)"; tail -n 30 "$ART/spawn$how.out"; rc=1; }
+	spawned=$(strace_calls "$ART/spawn$how.strace" $FAMILY)
+	echo "read/write family after the spawn$what: SplitFS $spawned (limit < $LIMIT)"
+	if [ "$spawned" -ge "$LIMIT" ]; then
+		echo "FAIL: after a spawn$what SplitFS makes $spawned read/write system calls for $OPS operations"
+		rc=1
+	fi
+done
 
 # The library's own lookups of a file ask for no timestamps (sys/statq.h):
 # on kernels with multigrain timestamps a stat that asks for mtime or ctime
