@@ -65,6 +65,26 @@ static void release(size_t n)
 	}
 }
 
+/* Writes n bytes at off on fd with the kernel's write (pwritev2 with
+ * flags, pwrite without), again after a short count. Returns n, or what
+ * the kernel took when it ran out of space part-way (a short count, as
+ * write(2) returns), or -errno when it took nothing. */
+static ssize_t write_at(int fd, const char *data, size_t n, int64_t off, int flags)
+{
+	size_t done = 0;
+	while (done < n) {
+		struct iovec v = {(char *)data + done, n - done};
+		ssize_t w = flags ? sfs_real.pwritev2(fd, &v, 1, off + (int64_t)done, flags) :
+				    sfs_real.pwrite(fd, v.iov_base, v.iov_len, off + (int64_t)done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return done ? (ssize_t)done : w < 0 ? -errno : -EIO;
+		done += (size_t)w;
+	}
+	return (ssize_t)n;
+}
+
 /* Puts the bytes into the file's page cache with pwrite: unlike a store
  * through a mapping, it dirties only the blocks it changes, and every
  * logged file is fsynced at the next checkpoint (see small_syncs in
@@ -74,31 +94,19 @@ static void release(size_t n)
  * staging window, no system call. The record has the bytes until the
  * window is relinked and the file fsynced: at a close or truncation, by a
  * COMMIT (sfs_inode_log_commit relinks first), or by the checkpoint before it
- * kills the records (flush.c: sfs_relink_held). */
-/* Returns n, or what the kernel took when it ran out of space part-way
- * (a short count, as write(2) returns), or -errno when it took nothing. */
+ * kills the records (flush.c: sfs_relink_held). Returns what write_at
+ * does. */
 static ssize_t apply(struct sfs_inode *in, const char *data, size_t n, int64_t off)
 {
 	if (sfs_oplog_dax() && in->writable && sfs_inode_leased(in))
 		return sfs_inode_write_locked(in, data, n, off);
-	size_t done = 0;
-	int err = 0;
-	while (done < n) {
-		ssize_t w = sfs_real.pwrite(in->kfd, data + done, n - done, off + (int64_t)done);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			err = w < 0 ? -errno : -EIO;
-			break;
-		}
-		done += (size_t)w;
-	}
-	int64_t end = off + (int64_t)done;
+	ssize_t w = write_at(in->kfd, data, n, off, 0);
+	int64_t end = off + SFS_MAX(w, (ssize_t)0);
 	if (end > atomic_load(&in->ksize)) {
 		atomic_store(&in->ksize, end);
 		atomic_store_explicit(&in->size, end, memory_order_release);
 	}
-	return done ? (ssize_t)done : err;
+	return w;
 }
 
 /* Too big for the log (or a large sync-mode write): to the file, durably,
@@ -132,23 +140,6 @@ static bool overwrite_direct(const struct sfs_inode *in, size_t n, int64_t off)
 {
 	return sfs_g.opt.mode == SFS_MODE_SYNC && !sfs_oplog_dax() &&
 	       off + (int64_t)n <= atomic_load(&in->ksize) && !sfs_oplog_live(&in->log);
-}
-
-/* Returns n, or what the kernel took (a short count), or -errno. */
-static ssize_t overwrite_dsync(struct sfs_inode *in, const char *data, size_t n, int64_t off)
-{
-	sfs_stat_event(SFS_EV_dsync_overwrites, 1);
-	size_t done = 0;
-	while (done < n) {
-		struct iovec v = {(char *)data + done, n - done};
-		ssize_t w = sfs_real.pwritev2(in->kfd, &v, 1, off + (int64_t)done, RWF_DSYNC);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return done ? (ssize_t)done : w < 0 ? -errno : -EIO;
-		done += (size_t)w;
-	}
-	return (ssize_t)n;
 }
 
 /* The application's buffer faulted part-way: the kernel writes what it can
@@ -209,7 +200,8 @@ ssize_t sfs_logged_pwritev(struct sfs_inode *in, const struct iovec *iov, int cn
 		return nolog == -ENOSPC || nolog == -EDQUOT ? nolog : -EIO;
 	}
 	if (!nolog && overwrite_direct(in, n, off)) {
-		ret = overwrite_dsync(in, data, n, off);
+		sfs_stat_event(SFS_EV_dsync_overwrites, 1);
+		ret = write_at(in->kfd, data, n, off, RWF_DSYNC);
 		release(n);
 		return ret;
 	}
