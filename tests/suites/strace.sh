@@ -93,45 +93,41 @@ awk -v lim=$LIMIT -v fam=" $FAMILY " '$1 ~ /^[0-9.]+$/ && $NF != "total" && $4 >
 	!index(fam, " " $NF " ") {printf "NOTE: under SplitFS %s was called %d times (>= 1%% of the operations)\n", $NF, $4}' \
 	"$ART/splitfs.strace"
 
+# datapath_after NAME WHAT VAR=VALUE: datapath under SplitFS with that
+# variable set, after WHAT (the log's words); its read/write family, left
+# in $calls, must stay under the same limit.
+datapath_after() {
+	local name=$1 what=$2
+	mkdir -p "$WORK/$name"
+	env "$3" strace -f -c -o "$ART/$name.strace" "$SFS_CLI" run --root "$SFS_MNT" -- \
+		"$prog" "$WORK/$name" >"$ART/$name.out" 2>&1
+	local r=$?
+	grep '^datapath:' "$ART/$name.out"
+	[ $r -eq 0 ] || { echo "FAIL: datapath after $what fails under SplitFS (exit $r)"; tail -n 30 "$ART/$name.out"; rc=1; }
+	calls=$(strace_calls "$ART/$name.strace" $FAMILY)
+	echo "read/write family after $what: SplitFS $calls (limit < $LIMIT)"
+	if [ "$calls" -ge "$LIMIT" ]; then
+		echo "FAIL: after $what SplitFS makes $calls read/write system calls for $OPS operations"
+		rc=1
+	fi
+}
+
 # After a fork whose child exits at once (a subshell, a system()-style
 # helper), the parent's descriptor comes back to the library: the same
 # limit for the overwrites and appends that follow the fork.
 echo "== SplitFS, a child forked (and gone) before the overwrites"
-mkdir -p "$WORK/fork"
-DATAPATH_FORK=1 strace -f -c -o "$ART/fork.strace" "$SFS_CLI" run --root "$SFS_MNT" -- \
-	"$prog" "$WORK/fork" >"$ART/fork.out" 2>&1
-r=$?
-grep '^datapath:' "$ART/fork.out"
-[ $r -eq 0 ] || { echo "FAIL: datapath with a fork fails under SplitFS (exit $r)"; tail -n 30 "$ART/fork.out"; rc=1; }
-forked=$(strace_calls "$ART/fork.strace" $FAMILY)
-echo "read/write family after the fork: SplitFS $forked (limit < $LIMIT)"
-if [ "$forked" -ge "$LIMIT" ]; then
-	echo "FAIL: after a fork SplitFS makes $forked read/write system calls for $OPS operations"
-	rc=1
-fi
+datapath_after fork "a fork" DATAPATH_FORK=1
+forked=$calls
 
 # A program spawned while the file's descriptor is still pending (opened
 # close-on-exec, so the child never has it): the library takes the file
-# over all the same.
-# Then with file actions that dup2 another descriptor into the child (as
-# Rust's Command and make spawn), while pending and again once managed:
-# only the dup2 source is shared (interpose/spawnfa.c).
-for how in 1 2; do
-	what=$([ $how = 1 ] && echo "" || echo " with file actions")
-	echo "== SplitFS, a program spawned$what while the descriptor is pending"
-	mkdir -p "$WORK/spawn$how"
-	DATAPATH_SPAWN=$how strace -f -c -o "$ART/spawn$how.strace" "$SFS_CLI" run --root "$SFS_MNT" -- \
-		"$prog" "$WORK/spawn$how" >"$ART/spawn$how.out" 2>&1
-	r=$?
-	grep '^datapath:' "$ART/spawn$how.out"
-	[ $r -eq 0 ] || { echo "FAIL: datapath with a spawn$what fails under SplitFS (exit $r)"; tail -n 30 "$ART/spawn$how.out"; rc=1; }
-	spawned=$(strace_calls "$ART/spawn$how.strace" $FAMILY)
-	echo "read/write family after the spawn$what: SplitFS $spawned (limit < $LIMIT)"
-	if [ "$spawned" -ge "$LIMIT" ]; then
-		echo "FAIL: after a spawn$what SplitFS makes $spawned read/write system calls for $OPS operations"
-		rc=1
-	fi
-done
+# over all the same. Then with file actions that dup2 another descriptor
+# into the child (as Rust's Command and make spawn), while pending and
+# again once managed: only the dup2 source is shared (interpose/spawnfa.c).
+echo "== SplitFS, a program spawned while the descriptor is pending"
+datapath_after spawn1 "a spawn" DATAPATH_SPAWN=1
+echo "== SplitFS, a program spawned with file actions while the descriptor is pending"
+datapath_after spawn2 "a spawn with file actions" DATAPATH_SPAWN=2
 
 # The library's own lookups of a file ask for no timestamps (sys/statq.h):
 # on kernels with multigrain timestamps a stat that asks for mtime or ctime
