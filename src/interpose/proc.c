@@ -194,8 +194,8 @@ SFS_EXPORT int execle(const char *path, const char *arg0, ...)
 static void before_spawn(const posix_spawn_file_actions_t *fa)
 {
 	sfs_init();
-	int fds[16];
-	int n = fa ? sfs_spawn_fa_sources(fa, fds, 16) : 0;
+	int fds[SFS_SPAWN_FA_SOURCES];
+	int n = fa ? sfs_spawn_fa_sources(fa, fds, SFS_SPAWN_FA_SOURCES) : 0;
 	if (sfs_active())
 		for (int i = 0; i < n; i++)
 			sfs_demote_fd(fds[i]);

@@ -20,13 +20,12 @@
 #include "wrap.h"
 
 #define MAX_OBJECTS 32 /* actions objects alive at once */
-#define MAX_SOURCES 16 /* dup2 sources one object records */
 
 struct actions {
 	const posix_spawn_file_actions_t *fa; /* NULL: free */
 	int n;
 	bool overflow; /* more sources than recorded: unknown */
-	int sources[MAX_SOURCES];
+	int sources[SFS_SPAWN_FA_SOURCES];
 };
 
 static struct actions objects[MAX_OBJECTS];
@@ -75,7 +74,7 @@ SFS_EXPORT int posix_spawn_file_actions_adddup2(posix_spawn_file_actions_t *fa, 
 	if (rc == 0) {
 		sfs_mutex_lock(&lock);
 		struct actions *a = find(fa);
-		if (a && a->n < MAX_SOURCES)
+		if (a && a->n < SFS_SPAWN_FA_SOURCES)
 			a->sources[a->n++] = fd;
 		else if (a)
 			a->overflow = true;
