@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The operation log's on-media format (sync and strict modes).
  *
- * A log is a file in <root>/.splitfs, one per process, pre-allocated and
- * zero-filled (so a synchronous write into it needs no metadata change),
- * owned by its process's user, mode 0600, named log.<pid>.<ns> only once it
- * is locked (flock) and has its header. Little-endian, 64-byte units:
+ * A log is a file in <root>/.splitfs, pre-allocated and zero-filled (so a
+ * synchronous write into it needs no metadata change), owned by its
+ * process's user, mode 0600, named only once it is locked (flock) and has
+ * its header. A process has one log set: its main log, log.<pid>.<ns>, and,
+ * while several of its threads write durably at once, up to
+ * SFS_LOG_LANES - 1 lanes, lane.<pid>.<ns>.<k> (k from 1), made the same
+ * way: one file's synchronous writes do not scale with threads on XFS, a
+ * file per writer does (bench/results/2026-11-27-logscale-device). Little-
+ * endian, 64-byte units:
  *
  *   offset 0     the header record (op SFS_LOG_HEADER): magic, generation,
  *                and as payload the boot and mount it was written on
@@ -25,6 +30,16 @@
  * zero) and its payload, so a torn record is recognised and skipped. Records
  * are written by several threads at offsets claimed with compare-and-swap;
  * recovery orders them by seq.
+ *
+ * In a set, the main log's header alone holds the generation (one write
+ * kills the records of every lane at once) and its page alone the in-flight
+ * table; a lane's header names its set and number (struct sfs_log_ident).
+ * Generation, record numbers and file ids belong to the set: a record in
+ * any lane is live if it carries the main header's generation and the set's
+ * nonce, and recovery merges the lanes' records by seq. The nonce, random
+ * per set and in every record, keeps the records of a log file's earlier
+ * use (another set, since it was freed and taken again) dead whatever their
+ * generation. Logs of older versions have nonce 0 and no lanes.
  *
  * Records:
  *   FILE      binds `file` (an id local to this log and generation) to a
@@ -54,6 +69,7 @@
 #define SFS_LOG_INFLIGHT_OFF 4096
 #define SFS_LOG_INFLIGHT_SLOTS 128
 #define SFS_LOG_RECORDS_OFF 8192
+#define SFS_LOG_LANES 16 /* the main log and up to 15 lanes */
 
 enum sfs_log_op {
 	SFS_LOG_HEADER = 1,
@@ -76,7 +92,7 @@ struct sfs_log_entry {
 			   * HEADER: SFS_LOG_MAGIC */
 	uint64_t arg;	  /* WRITE: size after; FILE: i_generation; HEADER: log size */
 	uint64_t pid;	  /* the process that wrote it */
-	uint64_t spare;
+	uint64_t set;	  /* the log set's nonce (0: a log without lanes) */
 };
 static_assert(sizeof(struct sfs_log_entry) == SFS_LOG_UNIT, "a log entry is 64 bytes");
 static_assert(offsetof(struct sfs_log_entry, crc) == 0, "crc first");
@@ -86,13 +102,18 @@ static_assert(offsetof(struct sfs_log_entry, seq) == 24, "entry layout");
 static_assert(offsetof(struct sfs_log_entry, off) == 32, "entry layout");
 static_assert(offsetof(struct sfs_log_entry, arg) == 40, "entry layout");
 
-/* The header's payload: where the log was written. */
+/* The header's payload: where the log was written, and its set. */
 struct sfs_log_ident {
 	uint8_t boot_id[16];
 	uint64_t mnt_id;
-	uint64_t spare[5];
+	uint64_t set;  /* the set's nonce (0: a log without lanes) */
+	uint64_t lane; /* 0: the main log; k: lane k of the set */
+	uint64_t spare[3];
 };
 static_assert(sizeof(struct sfs_log_ident) == SFS_LOG_UNIT, "the ident is one unit");
+static_assert(offsetof(struct sfs_log_ident, set) == 24, "ident layout");
+static_assert(offsetof(struct sfs_log_ident, lane) == 32, "ident layout");
+static_assert(offsetof(struct sfs_log_entry, set) == 56, "entry layout");
 
 /* A strict write being applied to its file: its record's generation and
  * number, and when it started (CLOCK_REALTIME ns). */

@@ -81,7 +81,7 @@ int sfs_logfile_write_record(int fd, struct sfs_pmem_map *pm, struct sfs_log_ent
 	return (size_t)w == want ? 0 : -EIO;
 }
 
-int sfs_logfile_write_header(int fd, uint64_t gen, uint64_t size)
+int sfs_logfile_write_header(int fd, uint64_t gen, uint64_t size, uint64_t set, unsigned lane)
 {
 	struct sfs_log_entry h = {
 		.op = SFS_LOG_HEADER,
@@ -96,6 +96,8 @@ int sfs_logfile_write_header(int fd, uint64_t gen, uint64_t size)
 	memset(&id, 0, sizeof(id));
 	memcpy(id.boot_id, sfs_g.boot_id, sizeof(id.boot_id));
 	id.mnt_id = sfs_g.mnt_id;
+	id.set = set;
+	id.lane = lane;
 	struct iovec v = {&id, sizeof(id)};
 	return sfs_logfile_write_record(fd, NULL, &h, &v, 1, 0);
 }
@@ -172,7 +174,7 @@ int sfs_logfile_claim_free(const char *mine, uint64_t size)
 /* Zero-filled, so synchronous writes into it change no metadata. A
  * recovery never sees a log that is named and unlocked while its process
  * lives. */
-int sfs_logfile_create(const char *name, uint64_t size)
+int sfs_logfile_create(const char *name, uint64_t size, uint64_t set, unsigned lane)
 {
 	int fd = sfs_real.openat(sfs_g.priv_dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	char tmp[80] = "";
@@ -200,7 +202,7 @@ int sfs_logfile_create(const char *name, uint64_t size)
 			goto fail;
 	}
 	if (sfs_real.flock(fd, LOCK_EX | LOCK_NB) != 0 ||
-	    sfs_logfile_write_header(fd, 1, size) != 0 || sfs_real.fsync(fd) != 0)
+	    sfs_logfile_write_header(fd, 1, size, set, lane) != 0 || sfs_real.fsync(fd) != 0)
 		goto fail;
 	char proc[48];
 	snprintf(proc, sizeof(proc), "/proc/thread-self/fd/%d", fd);

@@ -17,8 +17,9 @@
 int sfs_logfile_write_record(int fd, struct sfs_pmem_map *pm, struct sfs_log_entry *e,
 			     const struct iovec *iov, int cnt, uint64_t off);
 
-/* Writes the header of generation gen (this boot and mount). */
-int sfs_logfile_write_header(int fd, uint64_t gen, uint64_t size);
+/* Writes the header of generation gen (this boot and mount) of lane `lane`
+ * (0: the main log) of the log set whose nonce is set. */
+int sfs_logfile_write_header(int fd, uint64_t gen, uint64_t size, uint64_t set, unsigned lane);
 
 /* The generation in a log's header, or 0 if it has none. */
 uint64_t sfs_logfile_read_gen(int fd);
@@ -32,8 +33,9 @@ uint64_t sfs_logfile_size(void);
  * of the right size, locked and renamed to name; its fd, or -1. */
 int sfs_logfile_claim_free(const char *name, uint64_t size);
 
-/* A new log: an unnamed file, zero-filled, locked, with its header,
- * durable; then named name, durably. Its fd, or -errno. */
-int sfs_logfile_create(const char *name, uint64_t size);
+/* A new log: an unnamed file, zero-filled, locked, with its header
+ * (generation 1, lane `lane` of set), durable; then named name, durably.
+ * Its fd, or -errno. */
+int sfs_logfile_create(const char *name, uint64_t size, uint64_t set, unsigned lane);
 
 #endif

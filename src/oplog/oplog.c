@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,44 +27,40 @@
 #include "../util/signals.h"
 #include "../util/stats.h"
 #include "format.h"
+#include "lanes.h"
 #include "logfile.h"
 #include "recover.h"
 
 #define MAX_IOV 64
 
-/* The log's space and generation. Writers claim record space by
- * compare-and-swap on `tail` and count themselves in `inflight` until the
- * record (and the write it logs) is done; a checkpoint sets
- * LOG_TAIL_CLOSED in `tail`, waits for `inflight` to drain, and reopens the
- * log at a new generation. */
+/* The log set's generation and record numbers (format.h: one for all its
+ * files). Writers count themselves in `inflight` until the record (and the
+ * write it logs) is done, then claim space in a lane by compare-and-swap on
+ * its tail; a checkpoint sets `closed`, waits for `inflight` to drain, and
+ * reopens every lane at a new generation. */
 struct log_space {
-	_Atomic uint64_t gen;  /* current generation */
-	_Atomic uint64_t tail; /* next free byte, | LOG_TAIL_CLOSED */
-	_Atomic uint64_t seq;  /* next record number */
-	uint64_t size;	       /* the log file's size */
+	_Atomic uint64_t gen; /* current generation */
+	_Atomic uint64_t seq; /* next record number */
+	_Atomic bool closed;  /* claims refused (a checkpoint, the process's end) */
+	uint64_t size;	      /* each log file's size */
 	_Atomic uint32_t inflight;
 };
-
-#define LOG_TAIL_CLOSED (1ull << 63)
 
 static struct {
 	pthread_mutex_t open_lock;
 	bool opened;
-	int open_error;			   /* why the last try to make the log failed */
-	int64_t retry_at;		   /* ns (monotonic): the next try, not before */
-	_Atomic bool closed;		   /* given back at exit: writes go direct */
-	int fd;				   /* the log file (internal fd, flock'ed) */
-	uint64_t size;			   /* its size (SPLITFS_LOG_SIZE, or less: RLIMIT_FSIZE) */
+	int open_error;	     /* why the last try to make the log failed */
+	int64_t retry_at;    /* ns (monotonic): the next try, not before */
+	_Atomic bool closed; /* given back at exit: writes go direct */
+	uint64_t size;	     /* a log's size (SPLITFS_LOG_SIZE, or less: RLIMIT_FSIZE) */
 	struct sfs_log_inflight *inflight; /* strict: the in-flight table (mapped) */
-	struct sfs_pmem_map pm;		   /* on DAX: the log mapped, written with stores */
 	struct log_space *slot;		   /* &space once the log is open */
 	struct log_space space;
 	_Atomic uint32_t next_file; /* file ids handed out this generation */
-	char name[64];		    /* the log's name in <root>/.splitfs */
+	uint64_t set;		    /* the set's nonce, in every record */
 	pthread_mutex_t ckpt_lock;  /* one checkpoint at a time */
 } L = {
 	.open_lock = PTHREAD_MUTEX_INITIALIZER,
-	.fd = -1,
 	.ckpt_lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
@@ -74,10 +71,23 @@ bool sfs_oplog_on(void)
 
 bool sfs_oplog_dax(void)
 {
-	return L.pm.addr != NULL;
+	return sfs_lane_main()->pm.addr != NULL;
 }
 
 /* --- opening the log ------------------------------------------------------ */
+
+/* A nonce for a new set: random, never 0 (0 marks logs without lanes). */
+static uint64_t new_set_nonce(void)
+{
+	uint64_t v = 0;
+	if (getrandom(&v, sizeof(v), GRND_NONBLOCK) != (ssize_t)sizeof(v)) {
+		struct timespec t;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		v = (uint64_t)t.tv_nsec * 0x9e3779b97f4a7c15ull ^ (uint64_t)t.tv_sec << 20 ^
+		    (uint64_t)sfs_self_pid();
+	}
+	return v ? v : 1;
+}
 
 static int open_log(void)
 {
@@ -89,26 +99,28 @@ static int open_log(void)
 	clock_gettime(CLOCK_REALTIME, &now);
 	snprintf(name, sizeof(name), "log.%d.%lld%09ld", (int)sfs_self_pid(), (long long)now.tv_sec,
 		 now.tv_nsec);
+	uint64_t set = new_set_nonce();
 	int fd = sfs_logfile_claim_free(name, size);
 	uint64_t gen;
 	if (fd >= 0) {
 		gen = sfs_logfile_read_gen(fd) + 1; /* a reused log's old records die */
-		int rc = sfs_logfile_write_header(fd, gen, size);
+		int rc = sfs_logfile_write_header(fd, gen, size, set, 0);
 		if (rc) {
 			sfs_real.close(fd);
 			return rc;
 		}
 	} else {
-		fd = sfs_logfile_create(name, size);
+		fd = sfs_logfile_create(name, size, set, 0);
 		if (fd < 0)
 			return fd;
 		gen = 1;
 	}
+	struct sfs_pmem_map pm = {0};
 	/* On DAX the records are stored through a MAP_SYNC mapping (the log
 	 * is allocated and written, so its faults change no metadata). Mapped
 	 * before the descriptor turns internal: libpmem2 calls fcntl on it,
 	 * which the library refuses for its own descriptors. */
-	if (sfs_pmem_map(fd, size, &L.pm) == 0)
+	if (sfs_pmem_map(fd, size, &pm) == 0)
 		sfs_stat_event(SFS_EV_dax_logs, 1);
 	/* Strict mode marks the writes it applies (format.h): plain stores
 	 * into the page cache, for a recovery on this mount. */
@@ -123,15 +135,15 @@ static int open_log(void)
 			memset(L.inflight, 0, SFS_LOG_INFLIGHT_SLOTS * sizeof(*L.inflight));
 		}
 	}
-	L.fd = sfs_internal_fd(fd);
+	sfs_lanes_start(sfs_internal_fd(fd), &pm, name);
 	L.size = size;
-	snprintf(L.name, sizeof(L.name), "%s", name);
+	L.set = set;
 	L.slot = &L.space;
 	L.slot->size = size;
 	atomic_store(&L.slot->gen, gen);
 	atomic_store(&L.slot->seq, 1);
 	atomic_store(&L.slot->inflight, 0);
-	atomic_store(&L.slot->tail, SFS_LOG_RECORDS_OFF);
+	atomic_store(&L.slot->closed, false);
 	atomic_store(&L.next_file, 1);
 	return 0;
 }
@@ -193,74 +205,94 @@ void sfs_oplog_set_ops(const struct sfs_oplog_ops *o)
 static int checkpoint(bool keep_closed)
 {
 	struct log_space *p = L.slot;
-	uint64_t t = atomic_load(&p->tail);
-	while (!(t & LOG_TAIL_CLOSED) &&
-	       !atomic_compare_exchange_weak(&p->tail, &t, t | LOG_TAIL_CLOSED))
-		;
+	bool was_closed = atomic_exchange(&p->closed, true);
 	while (atomic_load(&p->inflight))
 		sched_yield();
 	checkpointing = true;
 	ops->sync_files();
 	checkpointing = false;
+	/* The main log's header alone holds the set's generation: this one
+	 * write kills the records of every lane. */
 	uint64_t gen = atomic_load(&p->gen) + 1;
-	int rc = sfs_logfile_write_header(L.fd, gen, p->size);
+	int rc = sfs_logfile_write_header(sfs_lane_main()->fd, gen, p->size, L.set, 0);
 	if (rc) {
-		atomic_store(&p->tail, t & ~LOG_TAIL_CLOSED); /* reopen as it was */
+		atomic_store(&p->closed, was_closed); /* reopen as it was */
 		return rc;
 	}
 	atomic_store(&p->gen, gen);
 	atomic_store(&p->seq, 1);
 	atomic_store(&L.next_file, 1);
-	atomic_store(&p->tail, SFS_LOG_RECORDS_OFF | (keep_closed ? LOG_TAIL_CLOSED : 0));
+	sfs_lanes_rewind();
+	atomic_store(&p->closed, keep_closed);
 	sfs_stat_event(SFS_EV_log_checkpoints, 1);
 	return 0;
 }
 
-/* Claims len bytes of p's current generation by compare-and-swap, counted
- * in inflight. Returns 0, -ENOSPC when it does not fit (full), or -EAGAIN
- * while a checkpoint has the log closed. */
-static int try_claim(struct log_space *p, uint64_t len, uint64_t *off, uint64_t *seq, uint64_t *gen)
+/* Claims len bytes of ln in p's current generation by compare-and-swap,
+ * counted in inflight. Returns 0, -ENOSPC when it does not fit (full; *gen
+ * says in which generation), or -EAGAIN while a checkpoint has the log
+ * closed. */
+static int try_claim(struct log_space *p, struct sfs_lane *ln, uint64_t len, uint64_t *off,
+		     uint64_t *seq, uint64_t *gen)
 {
-	/* Counted before the claim: a checkpoint that closes the log after
-	 * this claim succeeds waits for the record. */
+	/* Counted before the look at `closed` (both seq_cst): a checkpoint
+	 * that closes the log after this look waits for the record. */
 	atomic_fetch_add(&p->inflight, 1);
-	uint64_t t = atomic_load(&p->tail);
-	while (!(t & LOG_TAIL_CLOSED) && t + len <= p->size) {
-		if (atomic_compare_exchange_weak(&p->tail, &t, t + len)) {
+	if (atomic_load(&p->closed)) {
+		atomic_fetch_sub(&p->inflight, 1);
+		return -EAGAIN;
+	}
+	*gen = atomic_load(&p->gen); /* stable while counted */
+	uint64_t t = atomic_load(&ln->tail);
+	while (t + len <= p->size) {
+		if (atomic_compare_exchange_weak(&ln->tail, &t, t + len)) {
 			*off = t;
 			*seq = atomic_fetch_add(&p->seq, 1);
-			*gen = atomic_load(&p->gen); /* stable while counted */
 			return 0;
 		}
 	}
 	atomic_fetch_sub(&p->inflight, 1);
-	return (t & LOG_TAIL_CLOSED) ? -EAGAIN : -ENOSPC;
+	return -ENOSPC;
 }
 
-/* Claims len bytes in this process's log, checkpointing when it is full. */
-static int claim(uint64_t len, uint64_t *off, uint64_t *seq, uint64_t *gen)
+/* Claims len bytes in a lane of this process's log set (*lane, counted in
+ * its writers until the caller has written the record), checkpointing when
+ * that lane is full. */
+static int claim(uint64_t len, struct sfs_lane **lane, uint64_t *off, uint64_t *seq, uint64_t *gen)
 {
 	if (len > L.size - SFS_LOG_RECORDS_OFF)
 		return -E2BIG;
+	struct sfs_lane_set set = {L.set, atomic_load(&L.slot->gen), L.size};
+	struct sfs_lane *ln = sfs_lane_pick(&set);
+	int rc;
 	for (;;) {
-		int rc = try_claim(L.slot, len, off, seq, gen);
+		rc = try_claim(L.slot, ln, len, off, seq, gen);
+		if (rc == 0) {
+			*lane = ln;
+			return 0;
+		}
 		if (rc == -EAGAIN) {
-			if (atomic_load(&L.closed))
-				return -ENOTSUP; /* the process is exiting: no log now */
-			ops->relink_held();	 /* the checkpoint may need those */
-			sched_yield();		 /* another thread is checkpointing */
+			if (atomic_load(&L.closed)) {
+				rc = -ENOTSUP; /* the process is exiting: no log now */
+				break;
+			}
+			ops->relink_held(); /* the checkpoint may need those */
+			sched_yield();	    /* another thread is checkpointing */
 			continue;
 		}
 		if (rc != -ENOSPC)
-			return rc;
+			break;
 		ops->relink_held();
 		sfs_mutex_lock(&L.ckpt_lock);
-		uint64_t t = atomic_load(&L.slot->tail);
-		rc = (t & LOG_TAIL_CLOSED) || t + len <= L.slot->size ? 0 : checkpoint(false);
+		/* Full in generation *gen: unless another thread has moved
+		 * on from it meanwhile, this one does. */
+		rc = atomic_load(&L.slot->gen) != *gen ? 0 : checkpoint(false);
 		sfs_mutex_unlock(&L.ckpt_lock);
 		if (rc)
-			return rc;
+			break;
 	}
+	atomic_fetch_sub(&ln->writers, 1);
+	return rc;
 }
 
 /* The in-flight slot of this thread's write being applied, or -1. */
@@ -308,15 +340,18 @@ void sfs_oplog_done(void)
 /* One record (claims, writes, counts). The ticket stays held when keep. */
 static int append(struct sfs_log_entry *e, const struct iovec *iov, int cnt, bool keep)
 {
+	struct sfs_lane *ln;
 	uint64_t off, seq, gen;
-	int rc = claim(sfs_log_record_len(e->payload), &off, &seq, &gen);
+	int rc = claim(sfs_log_record_len(e->payload), &ln, &off, &seq, &gen);
 	if (rc)
 		return rc;
 	e->version = 1;
 	e->gen = gen;
 	e->seq = seq;
 	e->pid = (uint64_t)sfs_self_pid();
-	rc = sfs_logfile_write_record(L.fd, L.pm.addr ? &L.pm : NULL, e, iov, cnt, off);
+	e->set = L.set;
+	rc = sfs_logfile_write_record(ln->fd, ln->pm.addr ? &ln->pm : NULL, e, iov, cnt, off);
+	atomic_fetch_sub(&ln->writers, 1);
 	sfs_stat_event(SFS_EV_log_records, 1);
 	if (rc || !keep)
 		sfs_oplog_done();
@@ -466,30 +501,20 @@ void sfs_oplog_close(bool final)
 {
 	if (!L.opened)
 		return;
-	/* Every file durable; then the log's records are dead and it can serve
-	 * another process. */
+	/* Every file durable; then the set's records are dead and its logs
+	 * can serve other processes. */
 	atomic_store(&L.closed, true);
 	sfs_mutex_lock(&L.ckpt_lock);
 	int rc = checkpoint(true);
 	sfs_mutex_unlock(&L.ckpt_lock);
-	if (rc == 0) {
-		char name[64], freed[64];
-		snprintf(freed, sizeof(freed), "log.free.%d.%lld", (int)sfs_self_pid(),
-			 (long long)time(NULL));
-		snprintf(name, sizeof(name), "%s", L.name);
-		int dfd =
-			sfs_real.openat(sfs_g.priv_dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (dfd >= 0) {
-			sfs_log_retire(sfs_lib_sys(), dfd, name, freed, sfs_g.euid);
-			sfs_real.close(dfd);
-		}
-	}
-	sfs_pmem_unmap(&L.pm);
+	int dfd = rc ? -1 :
+		       sfs_real.openat(sfs_g.priv_dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	sfs_lanes_close(dfd);
+	if (dfd >= 0)
+		sfs_real.close(dfd);
 	if (L.inflight)
 		munmap(L.inflight, SFS_LOG_RECORDS_OFF - SFS_LOG_INFLIGHT_OFF);
 	L.inflight = NULL;
-	sfs_internal_close(L.fd);
-	L.fd = -1;
 	L.opened = false;
 	if (!final)
 		atomic_store(&L.closed, false); /* an exec that fails goes on logging */
@@ -499,12 +524,9 @@ void sfs_oplog_reset_child(void)
 {
 	/* The parent's descriptor shares the flock: closing our copy keeps the
 	 * parent's log locked. The child makes its own log when it writes. */
-	sfs_pmem_unmap(&L.pm);
+	sfs_lanes_reset_child();
 	L.inflight = NULL; /* not inherited (MADV_DONTFORK) */
 	my_slot = -1;
-	if (L.fd >= 0)
-		sfs_internal_close(L.fd);
-	L.fd = -1;
 	L.opened = false;
 	L.open_error = 0;
 	L.slot = NULL;

@@ -174,6 +174,8 @@ static int by_seq(const void *a, const void *b)
  * its file has not changed since the write began (then it goes back). */
 static bool in_flight(struct replay *r, const struct sfs_log_entry *e, int fd)
 {
+	if (!r->inflight)
+		return false;
 	for (int i = 0; i < SFS_LOG_INFLIGHT_SLOTS; i++) {
 		const struct sfs_log_inflight *s = &r->inflight[i];
 		if (atomic_load(&s->state) != SFS_INFLIGHT_APPLYING || s->gen != e->gen ||
@@ -244,54 +246,94 @@ static void apply(struct replay *r, const struct sfs_log_entry *e)
 		r->rep->records++;
 }
 
-/* Replays one log (mapped at m, len bytes). Returns the log's generation,
- * or 0 if it has no valid header (a log whose creation never finished). */
-static uint64_t replay_log(struct replay *r, const unsigned char *m, uint64_t len)
+/* A log's header, as recovery reads it. */
+struct log_head {
+	uint64_t gen;	 /* its generation (a lane's: not the set's) */
+	uint64_t first;	 /* where its records begin */
+	uint64_t set;	 /* its set's nonce (0: a log without lanes) */
+	uint64_t lane;	 /* 0: a main log; k: lane k */
+	bool same_mount; /* written on this boot and mount */
+	bool has_ident;	 /* a v2 header (with boot, mount, set) */
+};
+
+/* Reads the header of the log mapped at m (len bytes); false if it has
+ * none (a log whose creation never finished). */
+static bool read_head(const struct replay *r, const unsigned char *m, uint64_t len,
+		      struct log_head *hd)
 {
 	const struct sfs_log_entry *h = (const void *)m;
 	if (len < SFS_LOG_RECORDS_OFF || h->op != SFS_LOG_HEADER)
-		return 0;
-	uint64_t first;
+		return false;
+	memset(hd, 0, sizeof(*hd));
+	hd->gen = h->gen;
 	if (h->off == SFS_LOG_MAGIC && h->payload == sizeof(struct sfs_log_ident) &&
 	    h->crc == sfs_log_crc(h, h + 1)) {
 		const struct sfs_log_ident *id = (const void *)(h + 1);
-		r->same_mount = memcmp(id->boot_id, r->env->boot_id, 16) == 0 &&
-				id->mnt_id == r->env->mnt_id;
-		r->inflight = (const void *)(m + SFS_LOG_INFLIGHT_OFF);
-		first = SFS_LOG_RECORDS_OFF;
-	} else if (h->off == SFS_LOG_MAGIC_V1 && h->crc == sfs_log_crc(h, NULL)) {
-		r->same_mount = false; /* an older version's log: replayed whole */
-		first = SFS_LOG_UNIT;
-	} else {
-		return 0;
+		hd->same_mount = memcmp(id->boot_id, r->env->boot_id, 16) == 0 &&
+				 id->mnt_id == r->env->mnt_id;
+		hd->first = SFS_LOG_RECORDS_OFF;
+		hd->set = id->set;
+		hd->lane = id->lane;
+		hd->has_ident = true;
+		return true;
 	}
-	uint64_t gen = h->gen;
-	size_t n = 0, cap = 1024;
-	const struct sfs_log_entry **recs = malloc(cap * sizeof(*recs));
+	if (h->off == SFS_LOG_MAGIC_V1 && h->crc == sfs_log_crc(h, NULL)) {
+		hd->first = SFS_LOG_UNIT; /* an older version's log: replayed whole */
+		return true;
+	}
+	return false;
+}
+
+/* The records in one file of a set (mapped at m, len bytes, records from
+ * first) that are live in the set: generation gen, nonce set. Added to
+ * *recs (n of cap). false if out of memory. */
+static bool collect(struct replay *r, const unsigned char *m, uint64_t len, uint64_t first,
+		    uint64_t gen, uint64_t set, const struct sfs_log_entry ***recs, size_t *n,
+		    size_t *cap)
+{
 	/* Records are self-checking: anything that is not a valid record of
 	 * this generation (a torn one, a gap left by a thread that died before
 	 * writing its claimed space, an older generation) is stepped over 64
 	 * bytes at a time. */
-	for (uint64_t p = first; recs && p + SFS_LOG_UNIT <= len;) {
+	for (uint64_t p = first; p + SFS_LOG_UNIT <= len;) {
 		const struct sfs_log_entry *e = (const void *)(m + p);
-		if (!valid(e, gen, len - p)) {
+		if (!valid(e, gen, len - p) || e->set != set) {
 			if (corrupt(e, gen, len - p))
 				r->rep->skipped++;
 			p += SFS_LOG_UNIT;
 			continue;
 		}
-		if (n == cap) {
-			const struct sfs_log_entry **more = realloc(recs, 2 * cap * sizeof(*recs));
+		if (*n == *cap) {
+			const struct sfs_log_entry **more =
+				realloc(*recs, 2 * *cap * sizeof(**recs));
 			if (!more)
-				break;
-			recs = more;
-			cap *= 2;
+				return false;
+			*recs = more;
+			*cap *= 2;
 		}
-		recs[n++] = e;
+		(*recs)[(*n)++] = e;
 		p += sfs_log_record_len(e->payload);
 	}
+	return true;
+}
+
+/* Replays a log set: its main log (mapped at m, len bytes, header hd) and
+ * its lanes (nl of them, mapped at lm[i], ll[i] bytes). Records of every
+ * file go back in the order of their numbers, whichever lane holds them. */
+static void replay_set(struct replay *r, const unsigned char *m, uint64_t len,
+		       const struct log_head *hd, const unsigned char *const *lm,
+		       const uint64_t *ll, unsigned nl)
+{
+	r->same_mount = hd->same_mount;
+	r->inflight = hd->has_ident ? (const void *)(m + SFS_LOG_INFLIGHT_OFF) : NULL;
+	size_t n = 0, cap = 1024;
+	const struct sfs_log_entry **recs = malloc(cap * sizeof(*recs));
+	bool ok = recs && collect(r, m, len, hd->first, hd->gen, hd->set, &recs, &n, &cap);
+	for (unsigned i = 0; ok && i < nl; i++)
+		ok = collect(r, lm[i], ll[i], SFS_LOG_RECORDS_OFF, hd->gen, hd->set, &recs, &n,
+			     &cap);
 	if (!recs)
-		return gen;
+		return;
 	qsort(recs, n, sizeof(*recs), by_seq);
 	for (size_t i = 0; i < n; i++) { /* bindings and commits first */
 		struct rfile *f = rfile(r, recs[i]->file, true);
@@ -318,7 +360,6 @@ static uint64_t replay_log(struct replay *r, const unsigned char *m, uint64_t le
 	}
 	free(recs);
 	r->nfiles = 0;
-	return gen;
 }
 
 void sfs_log_retire(const struct sfs_sys *sys, int dirfd, const char *name, const char *freed,
@@ -359,55 +400,135 @@ static bool trusted(const struct sfs_recover_env *env, const struct stat *st)
 	       (uint64_t)st->st_blocks * 512 + (1 << 20) >= (uint64_t)st->st_size;
 }
 
-/* Replays the log named name in dirfd if its owner is dead, then kills its
- * records and renames it for reuse. */
+/* A log file of a dead process's, opened, checked and mapped. */
+struct dead_log {
+	int fd;
+	struct stat st;
+	unsigned char *m;
+};
+
+/* Opens dir/name: 1 when it is trusted, locked (its process is dead) and
+ * mapped; 0 when there is none or it is not the caller's to recover; -1
+ * when it is locked by a live process. */
+static int open_dead(struct replay *r, int dirfd, const char *name, struct dead_log *d)
+{
+	const struct sfs_sys *sys = r->env->sys;
+	d->m = NULL;
+	d->fd = sys->openat(dirfd, name, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (d->fd < 0) {
+		if (errno != ENOENT && errno != EACCES && errno != EPERM)
+			note(r->rep, name, errno); /* a read-only file system, ... */
+		return 0;
+	}
+	int rc = 0;
+	if (sys->fstat(d->fd, &d->st) != 0 || !trusted(r->env, &d->st))
+		goto out; /* another user's */
+	rc = -1;
+	if (sys->flock(d->fd, LOCK_EX | LOCK_NB) != 0)
+		goto out; /* its process lives */
+	rc = 0;
+	void *m = sys->mmap(NULL, (size_t)d->st.st_size, PROT_READ, MAP_SHARED, d->fd, 0);
+	if (m == MAP_FAILED)
+		goto out;
+	d->m = m;
+	return 1;
+out:
+	sys->close(d->fd);
+	d->fd = -1;
+	return rc;
+}
+
+static void close_dead(const struct replay *r, struct dead_log *d)
+{
+	if (d->m)
+		munmap(d->m, (size_t)d->st.st_size);
+	if (d->fd >= 0)
+		r->env->sys->close(d->fd);
+	d->m = NULL;
+	d->fd = -1;
+}
+
+/* Replays the log set whose main log is named name in dirfd if its owner is
+ * dead, then kills its records and renames its logs for reuse. */
 static void recover_one(struct replay *r, int dirfd, const char *name)
 {
 	const struct sfs_sys *sys = r->env->sys;
-	int fd = sys->openat(dirfd, name, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	if (fd < 0) {
-		if (errno != ENOENT && errno != EACCES && errno != EPERM)
-			note(r->rep, name, errno); /* a read-only file system, ... */
+	struct dead_log main_log, lanes[SFS_LOG_LANES - 1];
+	char lane_names[SFS_LOG_LANES - 1][300];
+	unsigned nl = 0;
+	struct log_head hd;
+	if (open_dead(r, dirfd, name, &main_log) <= 0)
 		return;
-	}
-	struct stat st;
-	if (sys->fstat(fd, &st) != 0 || !trusted(r->env, &st) ||
-	    sys->flock(fd, LOCK_EX | LOCK_NB) != 0) { /* another user's, or its process lives */
-		sys->close(fd);
-		return;
-	}
-	r->log_uid = st.st_uid;
-	void *m = sys->mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-	if (m != MAP_FAILED) {
-		uint64_t gen = replay_log(r, m, (uint64_t)st.st_size);
-		munmap(m, (size_t)st.st_size);
-		r->rep->logs++;
-		/* The next generation kills every record; only then the log may
-		 * serve another process. */
-		struct {
-			struct sfs_log_entry e;
-			struct sfs_log_ident id;
-		} h;
-		memset(&h, 0, sizeof(h));
-		h.e.op = SFS_LOG_HEADER;
-		h.e.version = 1;
-		h.e.payload = sizeof(h.id);
-		h.e.gen = gen + 1;
-		h.e.off = SFS_LOG_MAGIC;
-		h.e.arg = (uint64_t)st.st_size;
-		memcpy(h.id.boot_id, r->env->boot_id, 16);
-		h.id.mnt_id = r->env->mnt_id;
-		h.e.crc = sfs_log_crc(&h.e, &h.id);
-		if (sys->pwrite(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
-		    sys->fsync(fd) == 0) {
-			char freed[96];
-			snprintf(freed, sizeof(freed), "log.free.r%d.%s", (int)getpid(), name + 4);
-			sfs_log_retire(sys, dirfd, name, freed, st.st_uid);
-		} else {
-			note(r->rep, name, errno);
+	r->log_uid = main_log.st.st_uid;
+	bool has_head = read_head(r, main_log.m, (uint64_t)main_log.st.st_size, &hd);
+	/* Its lanes (format.h): each of the main log's user, of its set, at
+	 * its number. A lane still locked: the set's process (or a child that
+	 * inherited its descriptors) lives, leave the whole set for later. A
+	 * lane of another set (taken, then its header could not be written)
+	 * holds no record of this one: retired with the set. */
+	for (unsigned k = 1; has_head && hd.set && k < SFS_LOG_LANES; k++) {
+		snprintf(lane_names[nl], sizeof(lane_names[nl]), "lane.%s.%u", name + 4, k);
+		struct dead_log *ln = &lanes[nl];
+		int rc = open_dead(r, dirfd, lane_names[nl], ln);
+		if (rc < 0)
+			goto out;
+		if (rc == 0)
+			continue;
+		struct log_head lh;
+		if (ln->st.st_uid != main_log.st.st_uid ||
+		    !read_head(r, ln->m, (uint64_t)ln->st.st_size, &lh) || lh.set != hd.set ||
+		    lh.lane != k) {
+			munmap(ln->m, (size_t)ln->st.st_size);
+			ln->m = NULL;
 		}
+		nl++;
 	}
-	sys->close(fd);
+	if (has_head) {
+		const unsigned char *lm[SFS_LOG_LANES - 1];
+		uint64_t ll[SFS_LOG_LANES - 1];
+		unsigned live = 0;
+		for (unsigned i = 0; i < nl; i++)
+			if (lanes[i].m) {
+				lm[live] = lanes[i].m;
+				ll[live++] = (uint64_t)lanes[i].st.st_size;
+			}
+		replay_set(r, main_log.m, (uint64_t)main_log.st.st_size, &hd, lm, ll, live);
+	}
+	r->rep->logs++;
+	/* The next generation kills every record of the set; only then its
+	 * logs may serve other processes, the lanes first (a lane's name never
+	 * outlives its main log's). */
+	struct {
+		struct sfs_log_entry e;
+		struct sfs_log_ident id;
+	} h;
+	memset(&h, 0, sizeof(h));
+	h.e.op = SFS_LOG_HEADER;
+	h.e.version = 1;
+	h.e.payload = sizeof(h.id);
+	h.e.gen = (has_head ? hd.gen : 0) + 1;
+	h.e.off = SFS_LOG_MAGIC;
+	h.e.arg = (uint64_t)main_log.st.st_size;
+	memcpy(h.id.boot_id, r->env->boot_id, 16);
+	h.id.mnt_id = r->env->mnt_id;
+	h.e.crc = sfs_log_crc(&h.e, &h.id);
+	if (sys->pwrite(main_log.fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
+	    sys->fsync(main_log.fd) == 0) {
+		char freed[320];
+		for (unsigned i = 0; i < nl; i++) {
+			snprintf(freed, sizeof(freed), "log.free.r%d.%s", (int)getpid(),
+				 lane_names[i] + 5);
+			sfs_log_retire(sys, dirfd, lane_names[i], freed, main_log.st.st_uid);
+		}
+		snprintf(freed, sizeof(freed), "log.free.r%d.%s", (int)getpid(), name + 4);
+		sfs_log_retire(sys, dirfd, name, freed, main_log.st.st_uid);
+	} else {
+		note(r->rep, name, errno);
+	}
+out:
+	for (unsigned i = 0; i < nl; i++)
+		close_dead(r, &lanes[i]);
+	close_dead(r, &main_log);
 }
 
 bool sfs_recover_is_log(const char *name)

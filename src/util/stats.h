@@ -58,6 +58,8 @@
 	X(log_records)                                                                             \
 	X(log_bytes)                                                                               \
 	X(log_checkpoints)                                                                         \
+	X(log_lanes)                                                                               \
+	X(log_lane_failures)                                                                       \
 	X(log_commits)                                                                             \
 	X(recovered_logs)                                                                          \
 	X(recovered_records)                                                                       \

@@ -7,7 +7,11 @@
  * another process, SplitFS leaves it to the kernel). The whole file is one deterministic byte stream, so whatever the
  * crash left can be compared byte for byte with what it must be.
  *
- * The nosync workload is the same appender without any fsync.
+ * The nosync workload is the same appender without any fsync. The threads
+ * workload runs THREADS appenders at once in one process, each on its own
+ * file (append.<t>.dat, acknowledged as "T<t>:B 12"...), so that sync and
+ * strict modes log their writes in several lanes of one log set, which
+ * recovery must merge.
  *
  * Guarantees checked (n = records found intact from the start):
  *   all modes   the file is a prefix of the stream: no zeros, no garbage,
@@ -20,6 +24,7 @@
  *   strict      as sync, and no partial record (each write all or nothing) */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +38,7 @@
 #define MAGIC 0x50504152u /* "RAPP" */
 #define HDR 16u
 #define CAP (32u << 20) /* the appender idles past this */
+#define THREADS 4
 
 static uint32_t payload_len(uint32_t seq)
 {
@@ -51,10 +57,19 @@ static size_t make_record(unsigned char *buf, uint32_t seq)
 	return HDR + len;
 }
 
-int run_append(const char *dir, uint64_t seed, bool nosync)
+/* One appender: its file, its acknowledgements' prefix ("" alone, "T2:"
+ * as thread 2), its choices. */
+struct appender {
+	const char *dir, *file, *tag;
+	uint64_t seed;
+	bool nosync, may_fork;
+};
+
+static int append_loop(struct appender *a)
 {
 	char path[4096];
-	snprintf(path, sizeof(path), "%s/append.dat", dir);
+	snprintf(path, sizeof(path), "%s/%s", a->dir, a->file);
+	uint64_t seed = a->seed;
 	uint32_t how = rnd(&seed);
 	int flags = O_WRONLY | O_CREAT | O_TRUNC | ((how & 1) ? O_APPEND : 0);
 	int fd = open(path, flags, 0644);
@@ -63,7 +78,7 @@ int run_append(const char *dir, uint64_t seed, bool nosync)
 	/* Not in strict mode: a shared file's writes are durable there, but not
 	 * atomic (README, limits of sync and strict modes). */
 	const char *mode = getenv("SPLITFS_MODE");
-	if ((how & 4) && !(mode && strcmp(mode, "strict") == 0)) {
+	if (a->may_fork && (how & 4) && !(mode && strcmp(mode, "strict") == 0)) {
 		/* A child holds the descriptor (and dies with the parent): the
 		 * file is shared, so SplitFS leaves it to the kernel, and sync
 		 * mode syncs each write there. */
@@ -78,7 +93,7 @@ int run_append(const char *dir, uint64_t seed, bool nosync)
 		if (child < 0)
 			return perror("fork"), 2;
 	}
-	unsigned every = nosync ? UINT32_MAX : 1 + rnd(&seed) % 8;
+	unsigned every = a->nosync ? UINT32_MAX : 1 + rnd(&seed) % 8;
 	unsigned char *buf = malloc(HDR + 6000);
 	uint64_t end = 0;
 	/* CRASH_APPEND_CAP (MiB): a bigger file (the 128 MiB log test). */
@@ -91,7 +106,7 @@ int run_append(const char *dir, uint64_t seed, bool nosync)
 			continue;
 		}
 		size_t len = make_record(buf, seq);
-		ack("B %u", seq);
+		ack("%sB %u", a->tag, seq);
 		ssize_t w;
 		switch (rnd(&seed) % 3) {
 		case 0:
@@ -111,29 +126,65 @@ int run_append(const char *dir, uint64_t seed, bool nosync)
 		if (w != (ssize_t)len)
 			return perror("write"), 2;
 		end += len;
-		ack("W %u", seq);
+		ack("%sW %u", a->tag, seq);
 		if (seq % every == every - 1) {
 			if (((how >> 1) & 1 ? fdatasync(fd) : fsync(fd)) != 0)
 				return perror("fsync"), 2;
-			ack("S %u", seq);
+			ack("%sS %u", a->tag, seq);
 		}
 	}
 }
 
-int check_append(const char *dir, char **acks, size_t n, enum crash_mode m, enum crash_kind k)
+int run_append(const char *dir, uint64_t seed, bool nosync)
+{
+	struct appender a = {dir, "append.dat", "", seed, nosync, true};
+	return append_loop(&a);
+}
+
+static void *append_thread(void *arg)
+{
+	int rc = append_loop(arg);
+	exit(rc); /* only on an error: the appender runs until killed */
+}
+
+int run_append_threads(const char *dir, uint64_t seed)
+{
+	static struct appender a[THREADS];
+	static char files[THREADS][32], tags[THREADS][8];
+	pthread_t t[THREADS];
+	for (int i = 0; i < THREADS; i++) {
+		snprintf(files[i], sizeof(files[i]), "append.%d.dat", i);
+		snprintf(tags[i], sizeof(tags[i]), "T%d:", i);
+		a[i] = (struct appender){dir,	files[i], tags[i], seed + 977u * (uint64_t)i,
+					 false, false};
+		if (pthread_create(&t[i], NULL, append_thread, &a[i]) != 0)
+			return perror("pthread_create"), 2;
+	}
+	for (;;)
+		pause();
+}
+
+/* Checks one appender's file against its acknowledgements (the lines
+ * that start with tag). */
+static int check_file(const char *dir, const char *file, const char *tag, char **acks, size_t n,
+		      enum crash_mode m, enum crash_kind k)
 {
 	long last_b = -1, last_w = -1, last_s = -1;
+	size_t tl = strlen(tag);
 	for (size_t i = 0; i < n; i++) {
 		unsigned v;
-		if (sscanf(acks[i], "B %u", &v) == 1)
+		if (strncmp(acks[i], tag, tl) != 0)
+			continue;
+		const char *line = acks[i] + tl;
+		if (sscanf(line, "B %u", &v) == 1)
 			last_b = v;
-		else if (sscanf(acks[i], "W %u", &v) == 1)
+		else if (sscanf(line, "W %u", &v) == 1)
 			last_w = v;
-		else if (sscanf(acks[i], "S %u", &v) == 1)
+		else if (sscanf(line, "S %u", &v) == 1)
 			last_s = v;
 	}
 	char path[4096];
-	snprintf(path, sizeof(path), "%s/append.dat", dir);
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
 	unsigned char *data;
 	long size = read_file(path, &data);
 	/* A kill leaves the kernel's page cache: every write that returned is
@@ -142,7 +193,7 @@ int check_append(const char *dir, char **acks, size_t n, enum crash_mode m, enum
 	long need = m == MODE_POSIX && k == KIND_POWER ? last_s + 1 : last_w + 1;
 	if (size < 0) {
 		if (need > 0)
-			violation("append.dat missing, %ld records acknowledged as durable", need);
+			violation("%s missing, %ld records acknowledged as durable", file, need);
 		return 0;
 	}
 	/* Walk the stream: every byte must be the stream's. */
@@ -155,36 +206,54 @@ int check_append(const char *dir, char **acks, size_t n, enum crash_mode m, enum
 			size_t at = 0;
 			while (data[pos + (long)at] == rec[at])
 				at++;
-			violation(
-				"append.dat: byte %ld (record %ld, offset %zu in it) is 0x%02x, the "
-				"stream has 0x%02x (%s)",
-				pos + (long)at, intact, at, data[pos + (long)at], rec[at],
-				data[pos + (long)at] == 0 ? "zeros" : "garbage");
+			violation("%s: byte %ld (record %ld, offset %zu in it) is 0x%02x, the "
+				  "stream has 0x%02x (%s)",
+				  file, pos + (long)at, intact, at, data[pos + (long)at], rec[at],
+				  data[pos + (long)at] == 0 ? "zeros" : "garbage");
 			break;
 		}
 		if (have < len) {
 			/* A partial record at the end. */
 			if (m == MODE_STRICT)
-				violation(
-					"append.dat: record %ld is torn (%zu of %zu bytes): strict "
-					"writes are all or nothing",
-					intact, have, len);
+				violation("%s: record %ld is torn (%zu of %zu bytes): strict "
+					  "writes are all or nothing",
+					  file, intact, have, len);
 			if (intact > last_b)
-				violation("append.dat: part of record %ld, never begun", intact);
+				violation("%s: part of record %ld, never begun", file, intact);
 			break;
 		}
 		pos += (long)len;
 		intact++;
 	}
 	if (intact < need)
-		violation("append.dat: %ld records intact, but %ld were acknowledged as durable "
+		violation("%s: %ld records intact, but %ld were acknowledged as durable "
 			  "(%s; last write returned %ld, last fsync %ld)",
-			  intact, need, m == MODE_POSIX ? "by fsync" : "by write", last_w, last_s);
+			  file, intact, need, m == MODE_POSIX ? "by fsync" : "by write", last_w,
+			  last_s);
 	if (intact > last_b + 1)
-		violation("append.dat: %ld records, only %ld begun", intact, last_b + 1);
-	printf("append: %ld records intact (%ld bytes), begun %ld, written %ld, fsynced %ld\n",
+		violation("%s: %ld records, only %ld begun", file, intact, last_b + 1);
+	printf("%s: %ld records intact (%ld bytes), begun %ld, written %ld, fsynced %ld\n", file,
 	       intact, size, last_b + 1, last_w + 1, last_s + 1);
 	free(rec);
 	free(data);
+	return 0;
+}
+
+int check_append(const char *dir, char **acks, size_t n, enum crash_mode m, enum crash_kind k)
+{
+	return check_file(dir, "append.dat", "", acks, n, m, k);
+}
+
+int check_append_threads(const char *dir, char **acks, size_t n, enum crash_mode m,
+			 enum crash_kind k)
+{
+	for (int i = 0; i < THREADS; i++) {
+		char file[32], tag[8];
+		snprintf(file, sizeof(file), "append.%d.dat", i);
+		snprintf(tag, sizeof(tag), "T%d:", i);
+		int rc = check_file(dir, file, tag, acks, n, m, k);
+		if (rc)
+			return rc;
+	}
 	return 0;
 }

@@ -45,6 +45,10 @@ uint32_t rnd(uint64_t *state);
 
 int run_append(const char *dir, uint64_t seed, bool nosync);
 int check_append(const char *dir, char **acks, size_t n, enum crash_mode m, enum crash_kind k);
+/* The appender in 4 threads of one process, each on its own file. */
+int run_append_threads(const char *dir, uint64_t seed);
+int check_append_threads(const char *dir, char **acks, size_t n, enum crash_mode m,
+			 enum crash_kind k);
 
 int run_overwrite(const char *dir, uint64_t seed);
 int check_overwrite(const char *dir, char **acks, size_t n, enum crash_mode m, enum crash_kind k);

@@ -8,8 +8,8 @@
  *       checks what DIR holds against ACKFILE; MODE posix|sync|strict,
  *       KIND kill (the process was killed) | power (the machine was)
  *
- * WORKLOAD: append | nosync (append, never fsync) | overwrite | mixed |
- * truncate (mixed, mostly truncate(2)). check exits 0 (the mode's
+ * WORKLOAD: append | nosync (append, never fsync) | threads (4 appenders,
+ * one process) | overwrite | mixed | truncate (mixed, mostly truncate(2)). check exits 0 (the mode's
  * guarantees held), 1 (violations, each printed) or 2 (usage, I/O). */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -156,6 +156,8 @@ int main(int argc, char **argv)
 		ack_open(acks);
 		if (strcmp(wl, "append") == 0 || strcmp(wl, "nosync") == 0)
 			return run_append(dir, seed, strcmp(wl, "nosync") == 0);
+		if (strcmp(wl, "threads") == 0)
+			return run_append_threads(dir, seed);
 		if (strcmp(wl, "overwrite") == 0)
 			return run_overwrite(dir, seed);
 		if (strcmp(wl, "mixed") == 0 || strcmp(wl, "truncate") == 0)
@@ -187,6 +189,8 @@ int main(int argc, char **argv)
 	int rc;
 	if (strcmp(wl, "append") == 0 || strcmp(wl, "nosync") == 0)
 		rc = check_append(dir, lines, n, m, k);
+	else if (strcmp(wl, "threads") == 0)
+		rc = check_append_threads(dir, lines, n, m, k);
 	else if (strcmp(wl, "overwrite") == 0)
 		rc = check_overwrite(dir, lines, n, m, k);
 	else if (strcmp(wl, "mixed") == 0 || strcmp(wl, "truncate") == 0)

@@ -19,7 +19,7 @@
 # Environment: SFS_CLI, SFS_BUILD (the built tree), CRASH_MODES (default
 # "posix sync strict"; "strict+posix" runs a workload in each mode at once,
 # on different files, crashed together), CRASH_WORKLOADS (default "append overwrite mixed
-# sqlite nosync truncate"), CRASH_SEED (first seed, default 1), CRASH_NATIVE=1 (run the
+# sqlite nosync truncate threads"), CRASH_SEED (first seed, default 1), CRASH_NATIVE=1 (run the
 # workloads without SplitFS: the harness itself on the plain kernel; check
 # them as posix), CRASH_OUT (where failing
 # points keep their files, default /tmp/splitfs-crash). Prints one line per
@@ -35,7 +35,7 @@ TOOL=$SFS_BUILD/crash/crashtool
 SQL=$HERE/sqlwork.py
 PY=/usr/bin/python3
 MODES=${CRASH_MODES:-posix sync strict}
-WORKLOADS=(${CRASH_WORKLOADS:-append overwrite mixed sqlite nosync truncate})
+WORKLOADS=(${CRASH_WORKLOADS:-append overwrite mixed sqlite nosync truncate threads})
 SEED=${CRASH_SEED:-1}
 OUT=${CRASH_OUT:-/tmp/splitfs-crash}
 [ -x "$TOOL" ] || { echo "crash: $TOOL not built (make tests)"; exit 2; }

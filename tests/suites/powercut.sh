@@ -15,7 +15,8 @@
 # k's: one workload per mode of $MODES at once, each in its own directory,
 # acking to its own file on the share, and says READY. The host waits for
 # READY, sleeps 0.5-4 s at random, and kills QEMU. The last boot only checks.
-# Workloads rotate across cuts: append, overwrite, mixed, sqlite, nosync, truncate
+# Workloads rotate across cuts: append, overwrite, mixed, sqlite, nosync, truncate,
+# threads
 # (tests/crash/). After the last cut the host runs xfs_repair -n on the image.
 #
 # The harness checks itself: just before READY every boot writes 4 MiB to a
@@ -44,7 +45,8 @@
 # POWERCUT_DELAY_MS="MIN MAX" (default "500 4000"), POWERCUT_KEEP=1 (keep
 # the share with acks and logs after a passing run too), LAB_DIR (lab cache),
 # POWERCUT_MEDIA=disk|pmem (default disk), POWERCUT_WORKLOADS (the
-# rotation, default "append overwrite mixed sqlite nosync truncate").
+# rotation, default "append overwrite mixed sqlite nosync truncate threads":
+# with 6 cuts a mode, threads runs in sync and strict).
 #
 # POWERCUT_MEDIA=pmem (suites/powercut-pmem.sh): the test file system is XFS
 # on fsdax persistent memory, mounted dax=always: an emulated NVDIMM backed
@@ -62,7 +64,7 @@ SEED=${POWERCUT_SEED:-1}
 BOOT_TIMEOUT=${POWERCUT_BOOT_TIMEOUT:-240}
 BOOT_RETRIES=${POWERCUT_BOOT_RETRIES:-2}
 read -r DMIN DMAX <<<"${POWERCUT_DELAY_MS:-500 4000}"
-WORKLOADS=(${POWERCUT_WORKLOADS:-append overwrite mixed sqlite nosync truncate})
+WORKLOADS=(${POWERCUT_WORKLOADS:-append overwrite mixed sqlite nosync truncate threads})
 MEDIA=${POWERCUT_MEDIA:-disk}
 case $MEDIA in disk | pmem) ;; *) die "POWERCUT_MEDIA must be disk or pmem" ;; esac
 OUTD=${SFS_TEST_OUT:-$REPO/tests/output}/powercut$([ "$MEDIA" = pmem ] && echo -pmem)
@@ -257,7 +259,9 @@ for ((k = 0; k <= CUTS; k++)); do
 		cuts[$mode]=$((cuts[$mode] + 1))
 		perwl[$mode]="${perwl[$mode]} $wl"
 		ack=$SH/ack.$cut.$mode
-		grep -qE '^(W|S|C|A|I)( |$)' "$ack" 2>/dev/null && acked[$mode]=$((acked[$mode] + 1))
+		# (the threads workload prefixes each line with its thread, "T2:W 7")
+		grep -qE '^(T[0-9]+:)?(W|S|C|A|I)( |$)' "$ack" 2>/dev/null &&
+			acked[$mode]=$((acked[$mode] + 1))
 		rec=$SH/recover.$k.$mode
 		# "... N records replayed ... X ms"
 		read -r n ms < <(sed -nE 's/.* ([0-9]+) records replayed.* ([0-9.]+) ms$/\1 \2/p' "$rec")

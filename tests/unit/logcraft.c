@@ -28,6 +28,7 @@ static bool alloc(struct lc_log *l, size_t len, uint64_t gen)
 	memset(l->m, 0, len);
 	l->len = len;
 	l->gen = gen;
+	l->set = 0;
 	return true;
 }
 
@@ -35,17 +36,23 @@ bool lc_new(struct lc_log *l, size_t len, uint64_t gen, const uint8_t boot[16], 
 {
 	if (!alloc(l, len, gen))
 		return false;
-	struct sfs_log_ident id = {.mnt_id = mnt};
+	lc_set(l, boot, mnt, 0, 0);
+	return true;
+}
+
+void lc_set(struct lc_log *l, const uint8_t boot[16], uint64_t mnt, uint64_t set, uint64_t lane)
+{
+	struct sfs_log_ident id = {.mnt_id = mnt, .set = set, .lane = lane};
 	memcpy(id.boot_id, boot, 16);
+	l->set = set;
 	l->at = 0;
 	lc_add(l,
 	       (struct sfs_log_entry){.op = SFS_LOG_HEADER,
 				      .payload = sizeof(id),
 				      .off = SFS_LOG_MAGIC,
-				      .arg = len},
+				      .arg = l->len},
 	       &id);
 	l->at = SFS_LOG_RECORDS_OFF;
-	return true;
 }
 
 bool lc_new_v1(struct lc_log *l, size_t len, uint64_t gen)
@@ -70,6 +77,8 @@ size_t lc_add(struct lc_log *l, struct sfs_log_entry e, const void *payload)
 	e.version = 1;
 	if (!e.gen)
 		e.gen = l->gen;
+	if (!e.set && e.op != SFS_LOG_HEADER)
+		e.set = l->set;
 	e.crc = 0;
 	e.crc = sfs_log_crc(&e, payload);
 	memcpy(l->m + at, &e, sizeof(e));

@@ -21,17 +21,21 @@ struct lc_log {
 	unsigned char *m;
 	size_t len, at; /* size, where the next record goes */
 	uint64_t gen;
+	uint64_t set; /* the set's nonce its records carry (0: none) */
 };
 
 /* A zeroed log image of len bytes with a v2 header of generation gen,
  * written on boot, mount mnt; records from 8192. false if out of memory. */
 bool lc_new(struct lc_log *l, size_t len, uint64_t gen, const uint8_t boot[16], uint64_t mnt);
+/* Makes a v2 log (lc_new) lane `lane` of the set with nonce set (0: its
+ * main log): its header says so, and its records carry set. */
+void lc_set(struct lc_log *l, const uint8_t boot[16], uint64_t mnt, uint64_t set, uint64_t lane);
 /* The same with the older v1 header (no ident; records from 64). */
 bool lc_new_v1(struct lc_log *l, size_t len, uint64_t gen);
 void lc_free(struct lc_log *l);
 
 /* Appends e with its payload (version 1; the log's generation unless e.gen
- * is set; its CRC). Returns the record's offset in the log. */
+ * is set, and set unless e.set is; its CRC). Returns the record's offset in the log. */
 size_t lc_add(struct lc_log *l, struct sfs_log_entry e, const void *payload);
 /* FILE binding id to path (no file handle), inode ino, generation igen. */
 size_t lc_file(struct lc_log *l, uint32_t id, uint64_t seq, const char *path, uint64_t ino,

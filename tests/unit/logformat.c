@@ -8,7 +8,7 @@
  * are stepped over silently (another generation, version, op, or a record
  * running past the end); the header checks (v2 with its ident, v1, bad
  * magic, CRC or size) and the same-mount test. recover.c is included, not
- * linked, so that its static valid(), corrupt() and replay_log() can be
+ * linked, so that its static valid(), corrupt(), read_head() and replay_set() can be
  * called; format.o and crc32c.o are linked. */
 #include "../../src/oplog/recover.c"
 
@@ -41,9 +41,12 @@ U_TEST(layout, "entry/ident offsets, record lengths, magic bytes")
 			offsetof(struct sfs_log_entry, file) == 12,
 		"op/file offsets");
 	U_CHECK(offsetof(struct sfs_log_entry, pid) == 48 &&
-			offsetof(struct sfs_log_entry, spare) == 56,
-		"pid/spare offsets");
-	U_CHECK(offsetof(struct sfs_log_ident, mnt_id) == 16, "ident mnt_id offset");
+			offsetof(struct sfs_log_entry, set) == 56,
+		"pid/set offsets");
+	U_CHECK(offsetof(struct sfs_log_ident, mnt_id) == 16 &&
+			offsetof(struct sfs_log_ident, set) == 24 &&
+			offsetof(struct sfs_log_ident, lane) == 32,
+		"ident mnt_id/set/lane offsets");
 	U_CHECK(sfs_log_record_len(0) == 64 && sfs_log_record_len(1) == 128 &&
 			sfs_log_record_len(64) == 128 && sfs_log_record_len(65) == 192,
 		"record lengths 0,1,64,65 -> %llu %llu %llu %llu",
@@ -223,7 +226,7 @@ U_TEST(rules, "generation, op, version, room: skipped, not counted")
 		"record past the end of the log");
 }
 
-/* replay_log's header checks: the generation, or 0 for no log. */
+/* read_head's checks, then replay_set: the generation, or 0 for no log. */
 static uint64_t header(uint64_t len, bool *same, unsigned *skipped)
 {
 	struct sfs_recover_env env = {.mnt_id = 0x1234, .root_fd = -1};
@@ -231,7 +234,12 @@ static uint64_t header(uint64_t len, bool *same, unsigned *skipped)
 		env.boot_id[i] = (uint8_t)i;
 	struct sfs_recovery rep = {0};
 	struct replay r = {.env = &env, .rep = &rep};
-	uint64_t gen = replay_log(&r, img, len);
+	struct log_head hd;
+	uint64_t gen = 0;
+	if (read_head(&r, img, len, &hd)) {
+		replay_set(&r, img, len, &hd, NULL, NULL, 0);
+		gen = hd.gen;
+	}
 	free(r.files);
 	*same = r.same_mount;
 	*skipped = rep.skipped;

@@ -12,10 +12,14 @@
  * relative path or through a symlink, or gone (counted); on the same boot
  * and mount, every record but the strict writes in flight whose file has
  * not changed since they began; as root, a file not owned by the log's
- * owner. A v1 log (no ident) is replayed whole. */
+ * owner. A v1 log (no ident) is replayed whole. A log set's lanes
+ * (lane.<main>.<k>) are merged with its main log by seq, their records of
+ * an older generation or another set's nonce not replayed, and retired
+ * with it; a set with a lane still locked is left alone. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/file.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -281,4 +285,90 @@ U_TEST(owner, "root replays a user's log only into that user's files")
 	lc_write(&l, 1, 3, 0, "RR");
 	U_REQUIRE(recover(&l, "log.9") == 0, "recover");
 	U_CHECK(strcmp(lc_read(tpath), "RR00000000") == 0, "root's log: \"%s\"", lc_read(tpath));
+}
+
+/* A lane of the set with nonce set of the crash log named main_name. */
+static bool save_lane(struct lc_log *l, const char *main_name, unsigned k)
+{
+	char name[128];
+	snprintf(name, sizeof(name), "lane.%s.%u", main_name + 4, k);
+	int rc = lc_save(l, dir, name, 0600);
+	lc_free(l);
+	return rc == 0;
+}
+
+#define SET 0x5e75e75e75e75e7ull
+
+U_TEST(lanes, "a set's lanes merged by seq; stale and foreign records not")
+{
+	U_REQUIRE(start("0123456789"), "setup");
+	struct lc_log m, a, b, c;
+	U_REQUIRE(crash_log(&m, 5), "main");
+	lc_set(&m, lc_crash_boot, LC_MNT, SET, 0);
+	lc_file(&m, 1, 1, tpath, ino, igen);
+	lc_write(&m, 1, 2, 0, "AAAA");
+	U_REQUIRE(lc_new(&a, 65536, 5, lc_crash_boot, LC_MNT), "lane 1");
+	lc_set(&a, lc_crash_boot, LC_MNT, SET, 1);
+	lc_write(&a, 1, 3, 0, "BB"); /* after the main log's AAAA by seq */
+	lc_add(&a,
+	       (struct sfs_log_entry){.op = SFS_LOG_WRITE,
+				      .payload = 2,
+				      .file = 1,
+				      .seq = 6,
+				      .off = 8,
+				      .arg = 10,
+				      .gen = 4},
+	       "GG");
+	lc_add(&a,
+	       (struct sfs_log_entry){.op = SFS_LOG_WRITE,
+				      .payload = 2,
+				      .file = 1,
+				      .seq = 7,
+				      .off = 8,
+				      .arg = 10,
+				      .set = SET + 1},
+	       "SS");
+	U_REQUIRE(lc_new(&b, 65536, 5, lc_crash_boot, LC_MNT), "lane 2");
+	lc_set(&b, lc_crash_boot, LC_MNT, SET, 2);
+	lc_write(&b, 1, 4, 3, "C");
+	/* Lane 3 is another set's (taken, its header never rewritten). */
+	U_REQUIRE(lc_new(&c, 65536, 5, lc_crash_boot, LC_MNT), "lane 3");
+	lc_set(&c, lc_crash_boot, LC_MNT, SET + 1, 3);
+	lc_write(&c, 1, 5, 6, "QQ");
+	U_REQUIRE(save_lane(&a, "log.77.1", 1) && save_lane(&b, "log.77.1", 2) &&
+			  save_lane(&c, "log.77.1", 3),
+		  "save lanes");
+	U_REQUIRE(recover(&m, "log.77.1") == 0, "recover");
+	U_CHECK(strcmp(lc_read(tpath), "BBAC456789") == 0, "content \"%s\"", lc_read(tpath));
+	U_CHECK(rep.logs == 1 && rep.records == 3, "logs %u records %u", rep.logs, rep.records);
+	U_CHECK(lc_count(dir, "lane.") == 0 && lc_count(dir, "log.free.") == 4,
+		"the set retired: lanes %d, free %d", lc_count(dir, "lane."),
+		lc_count(dir, "log.free."));
+	U_REQUIRE(recover(NULL, NULL) == 0, "again");
+	U_CHECK(rep.logs == 0 && rep.records == 0, "nothing twice (logs %u)", rep.logs);
+}
+
+U_TEST(lane_locked, "a set with a lane still locked is left for later")
+{
+	U_REQUIRE(start("0123456789"), "setup");
+	struct lc_log m, a;
+	U_REQUIRE(crash_log(&m, 5), "main");
+	lc_set(&m, lc_crash_boot, LC_MNT, SET, 0);
+	lc_file(&m, 1, 1, tpath, ino, igen);
+	U_REQUIRE(lc_new(&a, 65536, 5, lc_crash_boot, LC_MNT), "lane 1");
+	lc_set(&a, lc_crash_boot, LC_MNT, SET, 1);
+	lc_write(&a, 1, 2, 0, "LL");
+	U_REQUIRE(save_lane(&a, "log.78.1", 1), "save lane");
+	char p[LC_PATH];
+	snprintf(p, sizeof(p), "%s/lane.78.1.1", dir);
+	int held = open(p, O_RDONLY | O_CLOEXEC);
+	U_REQUIRE(held >= 0 && flock(held, LOCK_EX) == 0, "hold the lane");
+	U_REQUIRE(recover(&m, "log.78.1") == 0, "recover");
+	U_CHECK(strcmp(lc_read(tpath), "0123456789") == 0 && lc_exists(dir, "log.78.1") &&
+			lc_exists(dir, "lane.78.1.1"),
+		"left alone: \"%s\"", lc_read(tpath));
+	close(held);
+	U_REQUIRE(recover(NULL, NULL) == 0, "recover, the lane free");
+	U_CHECK(strcmp(lc_read(tpath), "LL23456789") == 0 && !lc_exists(dir, "log.78.1"),
+		"replayed: \"%s\"", lc_read(tpath));
 }
