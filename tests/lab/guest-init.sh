@@ -8,13 +8,18 @@
 # Adapted from the team's lab tools (/work/shared/tools/daxlab/guest-init.sh).
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root TERM=dumb
 echo "guest-init: uptime $(cut -d' ' -f1 /proc/uptime)s kernel $(uname -r)"
+modprobe -a virtio_blk xfs
+# A job's early part (/run/share/early.sh), while one vCPU runs: what makes
+# the kernel patch its own code, such as enabling trace events, is done
+# here. With two vCPUs, QEMU's multi-threaded TCG does not always show the
+# patched code to the other one in time ("Oops: int3", run-guest.sh).
+[ -f /run/share/early.sh ] && sh /run/share/early.sh
 # run-guest.sh booted one vCPU (maxcpus=1): bring the others online.
 for c in /sys/devices/system/cpu/cpu[0-9]*/online; do
 	[ "$(cat "$c")" = 1 ] || echo 1 >"$c" || echo "guest-init: ${c%/online} did not come online"
 done
 # The initramfs's devtmpfs has no /dev/fd (bash's process substitution).
 [ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
-modprobe -a virtio_blk xfs
 # Persistent memory when the host gave some (run-guest.sh PMEM, PMEM_FILE).
 if grep -qw labpmem=1 /proc/cmdline; then
 	modprobe -a nd_e820 nfit nd_pmem dax_pmem 2>/dev/null

@@ -108,6 +108,19 @@ else
 	export QEMU_EXTRA="-drive file=$IMG,if=virtio,format=raw,cache=writeback $SANITY_DRIVE"
 fi
 export LAB_SHARE=$SH
+# The trace events the guest uses (powercut-guest.sh), enabled while one vCPU
+# runs (guest-init.sh), with a filter on the sanity file that matches
+# nothing until the job sets its inode.
+cat >"$SH/early.sh" <<'EOF'
+TR=/sys/kernel/tracing
+{ [ -e $TR/trace_pipe ] || mount -t tracefs nodev $TR; } 2>/dev/null || exit 0
+echo "ino == 0" >$TR/events/xfs/xfs_map_blocks_alloc/filter 2>/dev/null || exit 0
+for e in xfs/xfs_map_blocks_alloc syscalls/sys_enter_syncfs syscalls/sys_enter_sync \
+	writeback/writeback_queue writeback/writeback_start; do
+	echo 1 >$TR/events/$e/enable
+done 2>/dev/null
+exit 0
+EOF
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
 # boot_failed K WHY: boot K failed: stops the guest and returns 2 if it
