@@ -60,6 +60,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "../util/compiler.h"
 
@@ -129,6 +130,15 @@ static_assert(sizeof(struct sfs_log_inflight) == 32, "in-flight slot layout");
 static_assert(SFS_LOG_INFLIGHT_SLOTS * sizeof(struct sfs_log_inflight) <=
 		      SFS_LOG_RECORDS_OFF - SFS_LOG_INFLIGHT_OFF,
 	      "the in-flight table fits its page");
+
+/* The name of lane k of the set whose main log is named main_name
+ * ("log.<pid>.<ns>" -> "lane.<pid>.<ns>.<k>"; main names are under 64
+ * bytes): what the library names a lane and recovery looks for. Returns
+ * snprintf's count. */
+static inline int sfs_log_lane_name(char *buf, size_t n, const char *main_name, unsigned k)
+{
+	return snprintf(buf, n, "lane.%.64s.%u", main_name + 4, k);
+}
 
 /* Bytes a record takes in the log. */
 static inline uint64_t sfs_log_record_len(uint32_t payload)

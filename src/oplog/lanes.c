@@ -67,7 +67,7 @@ static int open_lane(unsigned n, const struct sfs_lane_set *set)
 	    atomic_load_explicit(&sfs_g.fd_pressure, memory_order_relaxed))
 		goto out;
 	struct sfs_lane *ln = &S.lanes[n];
-	snprintf(ln->name, sizeof(ln->name), "lane.%.64s.%u", S.lanes[0].name + 4, n);
+	sfs_log_lane_name(ln->name, sizeof(ln->name), S.lanes[0].name, n);
 	int fd = sfs_logfile_claim_free(ln->name, set->size);
 	if (fd >= 0) {
 		rc = sfs_logfile_write_header(fd, set->gen, set->size, set->nonce, n);
@@ -129,11 +129,10 @@ void sfs_lanes_close(int dirfd)
 	for (unsigned i = atomic_load(&S.n); i-- > 0;) {
 		struct sfs_lane *ln = &S.lanes[i];
 		if (dirfd >= 0) {
-			char name[80], freed[96];
+			char freed[96];
 			snprintf(freed, sizeof(freed), "log.free.%d.%lld.%u", (int)sfs_self_pid(),
 				 (long long)time(NULL), i);
-			snprintf(name, sizeof(name), "%s", ln->name);
-			sfs_log_retire(sfs_lib_sys(), dirfd, name, freed, sfs_g.euid);
+			sfs_log_retire(sfs_lib_sys(), dirfd, ln->name, freed, sfs_g.euid);
 		}
 		sfs_pmem_unmap(&ln->pm);
 		sfs_internal_close(ln->fd);

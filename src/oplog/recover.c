@@ -467,7 +467,7 @@ static void recover_one(struct replay *r, int dirfd, const char *name)
 	 * lane of another set (taken, then its header could not be written)
 	 * holds no record of this one: retired with the set. */
 	for (unsigned k = 1; has_head && hd.set && k < SFS_LOG_LANES; k++) {
-		snprintf(lane_names[nl], sizeof(lane_names[nl]), "lane.%s.%u", name + 4, k);
+		sfs_log_lane_name(lane_names[nl], sizeof(lane_names[nl]), name, k);
 		struct dead_log *ln = &lanes[nl];
 		int rc = open_dead(r, dirfd, lane_names[nl], ln);
 		if (rc < 0)
