@@ -31,6 +31,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/bench.h"
+
 #define ENTRY 64
 
 static double now(void)
@@ -55,19 +57,6 @@ __attribute__((target("sse4.2"))) static uint32_t crc64b(const void *p)
 	return ~(uint32_t)c;
 }
 
-/* A zero-filled, fsynced file of len bytes. */
-static int zero_file(const char *path, size_t len)
-{
-	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0)
-		return -1;
-	static char zeros[1 << 16];
-	for (size_t off = 0; off < len; off += sizeof(zeros))
-		if (pwrite(fd, zeros, sizeof(zeros), (off_t)off) != (ssize_t)sizeof(zeros))
-			return -1;
-	return fsync(fd) == 0 ? fd : -1;
-}
-
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -90,7 +79,7 @@ int main(int argc, char **argv)
 	emit("entry_crc_ns", (now() - t0) / (double)crcs * 1e9);
 
 	snprintf(path, sizeof(path), "%s/logcost.log", argv[1]);
-	int fd = zero_file(path, len);
+	int fd = bench_zero_file(path, len);
 	if (fd < 0)
 		return perror(path), 1;
 	t0 = now();
@@ -122,7 +111,7 @@ int main(int argc, char **argv)
 	unlink(path);
 
 	snprintf(path, sizeof(path), "%s/logcost.dat", argv[1]);
-	fd = zero_file(path, 1 << 20);
+	fd = bench_zero_file(path, 1 << 20);
 	if (fd < 0)
 		return perror(path), 1;
 	uint64_t x = 88172645463325252ull;

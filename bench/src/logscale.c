@@ -85,26 +85,6 @@ struct worker {
 	bool full;	  /* its file (or the shared one) was full */
 } __attribute__((aligned(64)));
 
-/* A file of `size` zeros, written and fsynced, so a record's write
- * changes no metadata. */
-static int zero_file(const char *path, uint64_t size)
-{
-	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0)
-		return -1;
-	static char zeros[1 << 20];
-	for (uint64_t off = 0; off < size; off += sizeof(zeros))
-		if (pwrite(fd, zeros, sizeof(zeros), (off_t)off) != (ssize_t)sizeof(zeros)) {
-			close(fd);
-			return -1;
-		}
-	if (fsync(fd) != 0) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 /* The next record's offset in this worker's place, or UINT64_MAX once its
  * file is full (the run is then over for it). */
 static uint64_t next_offset(struct worker *w, uint64_t *lane_next, uint64_t *lane_end)
@@ -190,7 +170,7 @@ static int run_point(enum kind kind, int threads, double seconds)
 	atomic_store(&R.tail, 0);
 	atomic_store(&R.stop, false);
 	if (one_file(kind)) {
-		R.shared_fd = zero_file(shared, FILE_SIZE);
+		R.shared_fd = bench_zero_file(shared, FILE_SIZE);
 		if (R.shared_fd < 0)
 			return bench_fail(shared);
 		if (cold(kind) && posix_fadvise(R.shared_fd, 0, 0, POSIX_FADV_DONTNEED) != 0)
@@ -203,7 +183,7 @@ static int run_point(enum kind kind, int threads, double seconds)
 			ws[i].size = FILE_SIZE / (uint64_t)threads;
 			if (ws[i].size < (32u << 20))
 				ws[i].size = 32u << 20;
-			ws[i].fd = zero_file(path, ws[i].size);
+			ws[i].fd = bench_zero_file(path, ws[i].size);
 		} else if (kind == KERNEL)
 			ws[i].fd =
 				open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_DSYNC, 0600);

@@ -19,6 +19,7 @@
 #include "../sys/self.h"
 #include "../sys/real.h"
 #include "../sys/statq.h"
+#include "../util/clock.h"
 #include "../util/signals.h"
 #include "../util/stats.h"
 #include "fdtable.h"
@@ -259,9 +260,7 @@ struct sfs_file *sfs_forkwatch_take_back(int fd)
 {
 	if (!bit_test(fd))
 		return NULL;
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
-	int64_t t = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+	int64_t t = sfs_coarse_ns();
 	/* Once per tick of the coarse clock while a child lives. */
 	if (t < atomic_load_explicit(&next_check_ns, memory_order_relaxed))
 		return NULL;

@@ -17,6 +17,7 @@
 #include "../sys/real.h"
 #include "../oplog/oplog.h"
 #include "../sys/statq.h"
+#include "../util/clock.h"
 #include "../util/compiler.h"
 #include "../util/msg.h"
 #include "../util/stats.h"
@@ -62,13 +63,6 @@ SFS_NO_SANITIZE bool sfs_lease_owns(int sig)
 {
 	return atomic_load_explicit(&handler_installed, memory_order_acquire) &&
 	       sig == sfs_lease_sig();
-}
-
-static int64_t now_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
-	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
 /* --- breaks ------------------------------------------------------------------ */
@@ -199,7 +193,7 @@ bool sfs_lease_take_locked(struct sfs_inode *in, bool force)
 		return false;
 	if (!force && ++in->lease_ops < LEASE_AFTER)
 		return false;
-	int64_t now = now_ns();
+	int64_t now = sfs_coarse_ns();
 	if (now < in->lease_retry_at)
 		return false;
 	if (!start())

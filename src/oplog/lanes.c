@@ -11,6 +11,7 @@
 #include "../sys/global.h"
 #include "../sys/real.h"
 #include "../sys/self.h"
+#include "../util/clock.h"
 #include "../util/signals.h"
 #include "../util/stats.h"
 #include "libsys.h"
@@ -46,13 +47,6 @@ void sfs_lanes_start(int fd, const struct sfs_pmem_map *pm, const char *name)
 	atomic_store_explicit(&S.n, 1, memory_order_release);
 }
 
-static int64_t monotonic_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
-	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
 /* Opens lane n (a free log taken, or a new one), unless another thread is
  * opening one or lanes could not be made a moment ago. 0 or -errno. */
 static int open_lane(unsigned n, const struct sfs_lane_set *set)
@@ -60,7 +54,7 @@ static int open_lane(unsigned n, const struct sfs_lane_set *set)
 	if (sfs_mutex_trylock(&S.lock) != 0)
 		return -EBUSY;
 	int rc = -EBUSY;
-	int64_t now = monotonic_ns();
+	int64_t now = sfs_coarse_ns();
 	/* Under descriptor pressure (fs/process.h: sfs_fds_relieve) the
 	 * application's descriptors come first: no more lanes. */
 	if (atomic_load(&S.n) != n || now < S.retry_at ||

@@ -21,6 +21,7 @@
 #include "../sys/self.h"
 #include "libsys.h"
 #include "../sys/real.h"
+#include "../util/clock.h"
 #include "../util/compiler.h"
 #include "../util/msg.h"
 #include "../util/pmem.h"
@@ -155,9 +156,7 @@ static int ready(void)
 {
 	if (__atomic_load_n(&L.opened, __ATOMIC_ACQUIRE))
 		return 0;
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
-	int64_t now = (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+	int64_t now = sfs_coarse_ns();
 	sfs_mutex_lock(&L.open_lock);
 	int rc = L.opened ? 0 : atomic_load(&L.closed) ? -ENOTSUP : L.open_error;
 	if (!L.opened && !atomic_load(&L.closed) && now >= L.retry_at) {

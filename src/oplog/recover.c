@@ -405,6 +405,7 @@ struct dead_log {
 	int fd;
 	struct stat st;
 	unsigned char *m;
+	bool of_set; /* a lane: its header names the set being recovered */
 };
 
 /* Opens dir/name: 1 when it is trusted, locked (its process is dead) and
@@ -475,12 +476,9 @@ static void recover_one(struct replay *r, int dirfd, const char *name)
 		if (rc == 0)
 			continue;
 		struct log_head lh;
-		if (ln->st.st_uid != main_log.st.st_uid ||
-		    !read_head(r, ln->m, (uint64_t)ln->st.st_size, &lh) || lh.set != hd.set ||
-		    lh.lane != k) {
-			munmap(ln->m, (size_t)ln->st.st_size);
-			ln->m = NULL;
-		}
+		ln->of_set = ln->st.st_uid == main_log.st.st_uid &&
+			     read_head(r, ln->m, (uint64_t)ln->st.st_size, &lh) &&
+			     lh.set == hd.set && lh.lane == k;
 		nl++;
 	}
 	if (has_head) {
@@ -488,7 +486,7 @@ static void recover_one(struct replay *r, int dirfd, const char *name)
 		uint64_t ll[SFS_LOG_LANES - 1];
 		unsigned live = 0;
 		for (unsigned i = 0; i < nl; i++)
-			if (lanes[i].m) {
+			if (lanes[i].of_set) {
 				lm[live] = lanes[i].m;
 				ll[live++] = (uint64_t)lanes[i].st.st_size;
 			}

@@ -3,9 +3,12 @@
 #define _GNU_SOURCE
 #include "bench.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 int bench_fail(const char *what)
 {
@@ -77,4 +80,28 @@ void bench_result(const char *metric, double value, const char *unit, const stru
 		printf(",\"call\":\"%s\"", w->call);
 	printf("}\n");
 	fflush(stdout);
+}
+
+int bench_zero_file(const char *path, uint64_t len)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0)
+		return -1;
+	static const char zeros[1 << 20];
+	for (uint64_t off = 0; off < len; off += sizeof(zeros)) {
+		size_t n = len - off < sizeof(zeros) ? (size_t)(len - off) : sizeof(zeros);
+		if (pwrite(fd, zeros, n, (off_t)off) != (ssize_t)n) {
+			int e = errno;
+			close(fd);
+			errno = e ? e : ENOSPC;
+			return -1;
+		}
+	}
+	if (fsync(fd) != 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
 }

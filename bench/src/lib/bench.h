@@ -41,6 +41,11 @@ uint64_t bench_rnd(uint64_t *state);
 /* qsort's comparison of doubles, ascending. */
 int bench_cmp_double(const void *a, const void *b);
 
+/* A new file at path (mode 0600, truncated if it was there) of len zero
+ * bytes, written and fsync'd, so that later writes into it allocate
+ * nothing: its descriptor, or -1 with errno. */
+int bench_zero_file(const char *path, uint64_t len);
+
 /* Minor page faults of this process so far (getrusage). */
 long bench_minflt(void);
 
