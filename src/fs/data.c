@@ -221,6 +221,28 @@ static int overwrite_kernel(struct sfs_inode *in, const void *buf, size_t n, int
 	return 0;
 }
 
+/* Appends at least this large, with nothing staged, are the kernel's: its
+ * one copy into the page cache beats staging them and copying them again
+ * at the relink (64 MiB by dd, staged: bs=1M 1.6x the kernel's time, bs=64k
+ * 1.3x, bs=4k 0.3x). */
+#define BIG_APPEND (64 << 10)
+
+/* Such an append at off (at or past the end: a hole is the kernel's to
+ * make anyway) with pwrite on the library's descriptor. Caller holds lock. */
+static ssize_t append_kernel(struct sfs_inode *in, const void *buf, size_t n, int64_t off)
+{
+	sfs_stat_event(SFS_EV_kernel_appends, 1);
+	sfs_inode_kernel_changed(in);
+	ssize_t w = sfs_real.pwrite(in->kfd, buf, n, off);
+	if (w < 0)
+		return -errno;
+	if (off + w > atomic_load(&in->ksize)) {
+		atomic_store(&in->ksize, off + w);
+		atomic_store(&in->size, off + w);
+	}
+	return w;
+}
+
 /* One write at off; caller holds lock. */
 static ssize_t write_locked(struct sfs_inode *in, const void *buf, size_t n, int64_t off)
 {
@@ -235,6 +257,8 @@ static ssize_t write_locked(struct sfs_inode *in, const void *buf, size_t n, int
 		return kernel_pwrite(in, buf, n, off);
 	bool sequential = off == atomic_load_explicit(&in->wr_next, memory_order_relaxed);
 	atomic_store_explicit(&in->wr_next, end, memory_order_relaxed);
+	if (n >= BIG_APPEND && off >= atomic_load(&in->size) && !atomic_load(&in->staged))
+		return append_kernel(in, buf, n, off);
 	int rc = 0;
 	for (int attempt = 0; attempt < 2; attempt++) {
 		int64_t boundary = sfs_inode_boundary(in);

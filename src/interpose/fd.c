@@ -53,11 +53,30 @@ static void closed_by_kernel(int fd)
 	}
 }
 
-/* newfd now refers to what oldfd does. A pending oldfd stays the
- * kernel's, as newfd is (fdtable.h). */
+/* Before a dup of oldfd: a pending oldfd (fdtable.h) is managed first, so
+ * that the dup copies the open file the library has made it use and both
+ * numbers share one managed open file and offset, as they share the
+ * kernel's: a program that opens its input and dup2s it onto 0 (dd, a
+ * shell's `< file`) reads it through the library. If a kernel call on it
+ * is running meanwhile, it stays the kernel's, and so does the dup. */
+static void manage_before_dup(int oldfd)
+{
+	if (sfs_fd_kind(oldfd) != SFS_FD_KIND_PENDING)
+		return;
+	int saved = errno;
+	sfs_busy_enter(); /* as a read's promotion (interpose/wrap.h) */
+	if (sfs_fd_pending_claim(oldfd))
+		sfs_manage_pending(oldfd);
+	else
+		sfs_fd_pending_forget(oldfd);
+	sfs_busy_exit();
+	errno = saved;
+}
+
+/* newfd now refers to what oldfd does (manage_before_dup ran first). */
 static void duplicated(int oldfd, int newfd)
 {
-	sfs_fd_pending_forget(oldfd);
+	sfs_fd_pending_forget(oldfd); /* still pending: a promotion raced the dup */
 	struct sfs_file *f = sfs_fd_get(oldfd);
 	if (f) {
 		sfs_fd_install(newfd, f);
@@ -119,6 +138,7 @@ SFS_EXPORT int dup(int fd)
 		errno = EBADF;
 		return -1;
 	}
+	manage_before_dup(fd);
 	int r = SFS_FD_RETRY(int, -1, sfs_real.dup(fd));
 	if (r >= 0)
 		duplicated(fd, r);
@@ -144,6 +164,8 @@ SFS_EXPORT int dup2(int oldfd, int newfd)
 	}
 	if (oldfd != newfd && sfs_fd_is_internal(newfd))
 		return onto_internal(newfd);
+	if (oldfd != newfd)
+		manage_before_dup(oldfd);
 	int r = sfs_real.dup2(oldfd, newfd);
 	if (r >= 0 && oldfd != newfd) {
 		closed_by_kernel(newfd);
@@ -162,6 +184,8 @@ SFS_EXPORT int dup3(int oldfd, int newfd, int flags)
 	}
 	if (oldfd != newfd && sfs_fd_is_internal(newfd))
 		return onto_internal(newfd);
+	if (oldfd != newfd)
+		manage_before_dup(oldfd);
 	int r = sfs_real.dup3(oldfd, newfd, flags);
 	if (r >= 0) {
 		closed_by_kernel(newfd);
@@ -268,6 +292,8 @@ static int fcntl_impl(int (*real)(int, int, ...), int fd, int cmd, void *arg)
 		return getfl(real, fd);
 	if (owns_open_file(cmd))
 		sfs_demote_fd(fd);
+	else if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)
+		manage_before_dup(fd);
 	int r = cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC ?
 			SFS_FD_RETRY(int, -1, real(fd, cmd, arg)) :
 			real(fd, cmd, arg);

@@ -52,6 +52,7 @@
 	X(map_budget_full)                                                                         \
 	X(kernel_fallbacks)                                                                        \
 	X(kernel_overwrites)                                                                       \
+	X(kernel_appends)                                                                          \
 	X(dsync_overwrites)                                                                        \
 	X(demotions)                                                                               \
 	X(guard_faults)                                                                            \
