@@ -22,9 +22,11 @@ static inline bool sfs_openfile_writes(int flags)
 int sfs_openfile_replace(int nfd, int appfd, int cloexec);
 
 /* The kernel's open file behind appfd as the library needs it: readable
- * (a mapping needs read access) and without O_APPEND (the library's
- * pwrites must not append). An O_WRONLY open is replaced by an O_RDWR one
- * of the same file, unless the process holds POSIX locks on it (locks);
+ * (a mapping needs read access), without O_APPEND (the library's pwrites
+ * must not append) and without O_DSYNC or O_SYNC (the library makes each
+ * write as durable as the mode says by itself). An O_WRONLY open, or one
+ * with O_DSYNC or O_SYNC, is replaced by an O_RDWR one of the same file,
+ * unless the process holds POSIX locks on it (locks);
  * with widen given, not now: *widen says it is to be done before the
  * file's first lease (sfs_openfile_widen). Returns whether the library may
  * write through it now; *mergeable: whether later opens may share it. The

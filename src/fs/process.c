@@ -61,7 +61,9 @@ static void give_back(struct sfs_file *f, const int *fds, int n, bool *primary)
 	/* Pointing a descriptor elsewhere closes one of the file's, which
 	 * would drop the process's POSIX locks on it: those stay shared. */
 	bool locks = atomic_load(&in->posix_locks) || sfs_posix_locked(in->dev, in->ino);
-	if ((!*primary && (flags & O_ACCMODE) == kacc) || locks) {
+	/* O_DSYNC or O_SYNC cannot be put back on an open file: such an
+	 * open gets one of its own (sfs_openfile_prepare took them off). */
+	if ((!*primary && (flags & O_ACCMODE) == kacc && !(flags & O_DSYNC)) || locks) {
 		*primary = true;
 		int cur = sfs_real.fcntl(fds[0], F_GETFL);
 		if (cur >= 0)

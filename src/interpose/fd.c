@@ -244,6 +244,10 @@ static int setfl(int (*real)(int, int, ...), int fd, int want)
 	return r;
 }
 
+/* The flags of an open file that the library's adapted one may lack or
+ * have where the application's open did not (fs/openfile.h). */
+#define ADAPTED_MASK (O_ACCMODE | SETFL_MASK | O_SYNC | O_DSYNC)
+
 /* F_GETFL: the access mode and status flags the application opened with
  * and set, not the library's adapted ones. */
 static int getfl(int (*real)(int, int, ...), int fd)
@@ -253,7 +257,7 @@ static int getfl(int (*real)(int, int, ...), int fd)
 	if (!f)
 		return r;
 	int mine = sfs_file_flags(f);
-	r = (r & ~(O_ACCMODE | SETFL_MASK)) | (mine & (O_ACCMODE | SETFL_MASK));
+	r = (r & ~ADAPTED_MASK) | (mine & ADAPTED_MASK);
 	sfs_file_put(f);
 	return r;
 }
