@@ -399,9 +399,6 @@ static bool lock_for_write(struct sfs_inode *in)
 	return sfs_lease_take_locked(in, sfs_oplog_on());
 }
 
-/* The most a write takes without the inode lock (overwrite_unlocked). */
-#define UNLOCKED_MAX (256 << 10)
-
 /* A POSIX-mode overwrite of bytes the file already has, on a leased file
  * outside DAX, by a random writer: stores through the mappings under the
  * locks of its stripes only (versions.h), so writers of different parts of
@@ -413,7 +410,7 @@ static bool lock_for_write(struct sfs_inode *in)
  * -EAGAIN: not such a write, or a stripe is busy: the locked path. */
 static ssize_t overwrite_unlocked(struct sfs_inode *in, const void *buf, size_t n, int64_t off)
 {
-	if (n == 0 || n > UNLOCKED_MAX || sfs_oplog_on() ||
+	if (n == 0 || n > SFS_UNLOCKED_WRITE_MAX || sfs_oplog_on() ||
 	    off == atomic_load_explicit(&in->wr_next, memory_order_relaxed) ||
 	    atomic_load_explicit(&sfs_g.fsize_limit, memory_order_relaxed) != RLIM_INFINITY)
 		return -EAGAIN;
@@ -452,7 +449,8 @@ ssize_t sfs_inode_pwrite(struct sfs_inode *in, const void *buf, size_t n, int64_
 			 int64_t *at)
 {
 	if (!append) {
-		ssize_t w = overwrite_unlocked(in, buf, n, off);
+		ssize_t w = sfs_oplog_on() ? sfs_logged_overwrite_unlocked(in, buf, n, off) :
+					     overwrite_unlocked(in, buf, n, off);
 		if (w != -EAGAIN) {
 			*at = off;
 			return w;

@@ -17,6 +17,11 @@
 /* The largest count one read or write moves, as the kernel clamps it. */
 #define SFS_MAX_RW_COUNT ((size_t)0x7ffff000)
 
+/* The most a write takes without the inode lock (under the locks of its
+ * stripes: data.c's overwrite_unlocked, sfs_logged_overwrite_unlocked):
+ * a read section held across a larger one would keep a relink waiting. */
+#define SFS_UNLOCKED_WRITE_MAX ((size_t)256 << 10)
+
 /* The bytes a (validated) vector covers. */
 static inline uint64_t sfs_iov_total(const struct iovec *iov, int cnt)
 {

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Writes in sync and strict modes (oplog.h): the data is logged with one
  * synchronous write, then applied to the file's page cache; nothing is
- * staged. The caller holds the inode lock. */
+ * staged. The caller holds the inode lock, but for
+ * sfs_logged_overwrite_unlocked. */
 #define _GNU_SOURCE
 #include "logged.h"
 
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -140,6 +142,44 @@ static bool overwrite_direct(const struct sfs_inode *in, size_t n, int64_t off)
 {
 	return sfs_g.opt.mode == SFS_MODE_SYNC && !sfs_oplog_dax() &&
 	       off + (int64_t)n <= atomic_load(&in->ksize) && !sfs_oplog_live(&in->log);
+}
+
+ssize_t sfs_logged_overwrite_unlocked(struct sfs_inode *in, const void *buf, size_t n, int64_t off)
+{
+	if (n == 0 || n > SFS_UNLOCKED_WRITE_MAX || sfs_g.opt.mode != SFS_MODE_SYNC ||
+	    sfs_oplog_dax() ||
+	    atomic_load_explicit(&sfs_g.fsize_limit, memory_order_relaxed) != RLIM_INFINITY)
+		return -EAGAIN;
+	/* The read section keeps the file's shape and kfd still: no lease
+	 * change, truncation, relink or swap of kfd meanwhile. */
+	sfs_read_enter(in);
+	int64_t end = off + (int64_t)n;
+	if (!sfs_inode_leased(in) || !in->writable || end > atomic_load(&in->ksize) ||
+	    atomic_load(&in->staged) || sfs_oplog_ready() != 0 ||
+	    !sfs_ver_lock_try(&in->ver, off, n)) {
+		sfs_read_exit(in);
+		return -EAGAIN;
+	}
+	/* No record may be live, now that the stripes are ours: a record of
+	 * these bytes logged before (its writer set logged, then let the
+	 * stripes go) would bring them back over these at a replay; one
+	 * logged after waits for the stripes and is the newer. The flag
+	 * alone, without the lock (a file whose records a checkpoint killed
+	 * takes the locked path until its next commit). */
+	if (atomic_load(&in->log.logged)) {
+		sfs_ver_unlock(&in->ver, off, n);
+		sfs_read_exit(in);
+		return -EAGAIN;
+	}
+	sfs_stat_event(SFS_EV_dsync_overwrites, 1);
+	sfs_stat_event(SFS_EV_dsync_unlocked, 1);
+	sfs_inode_kernel_changed(in);
+	/* The application's buffer as it is: a fault is the kernel's EFAULT or
+	 * short count, as without the library. */
+	ssize_t w = write_at(in->kfd, buf, n, off, RWF_DSYNC);
+	sfs_ver_unlock(&in->ver, off, n);
+	sfs_read_exit(in);
+	return w;
 }
 
 /* The application's buffer faulted part-way: the kernel writes what it can

@@ -18,6 +18,13 @@
 ssize_t sfs_logged_pwritev(struct sfs_inode *in, const struct iovec *iov, int cnt, size_t n,
 			   int64_t off);
 
+/* Sync mode's durable overwrite (one pwritev2 with RWF_DSYNC, as
+ * sfs_logged_pwritev makes it of a file the log holds no record of)
+ * without the inode lock, under the locks of its stripes only, so that
+ * threads writing different parts of one file wait for the device at
+ * once. -EAGAIN: not such a write now (the caller takes the lock). */
+ssize_t sfs_logged_overwrite_unlocked(struct sfs_inode *in, const void *buf, size_t n, int64_t off);
+
 /* Makes the file durable and kills its records (sfs_oplog_commit), its
  * window relinked first: a DAX window's bytes are only in the records.
  * Caller holds the inode lock. */

@@ -54,6 +54,7 @@
 	X(kernel_overwrites)                                                                       \
 	X(kernel_appends)                                                                          \
 	X(dsync_overwrites)                                                                        \
+	X(dsync_unlocked)                                                                          \
 	X(demotions)                                                                               \
 	X(guard_faults)                                                                            \
 	X(log_records)                                                                             \

@@ -6,8 +6,9 @@
  * while two readers read units (pread of 8 KiB, preadv of three odd pieces)
  * and single 4 KiB blocks: every read must hold one stamp only. Once with
  * threads of one process, once with threads whose writes overlap (then
- * every unit of the file must also end as one write's), once with two
- * writer and two reader processes.
+ * every unit of the file must also end as one write's; the file is
+ * fsynced first, so that in sync mode its overwrites take the unlocked
+ * path), once with two writer and two reader processes.
  * Knobs: TORN_READS (reads per run, default 1000000), TORN_SECONDS (time
  * cap per run, default 4). */
 #define _GNU_SOURCE
@@ -138,7 +139,11 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
-static void setup(const char *dir, const char *name)
+/* synced: the file fsynced once filled, so that in sync mode the log holds
+ * no record of it and its overwrites are the kernel's durable writes, made
+ * under the locks of their stripes only (fs/logged.c); otherwise they are
+ * logged, under the inode lock. */
+static void setup(const char *dir, const char *name, bool synced)
 {
 	const char *path = t_path(dir, name);
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
@@ -149,6 +154,7 @@ static void setup(const char *dir, const char *name)
 			buf[i] = ((uint64_t)(u % 2) << 60) | 0xffffff;
 		T_REQUIRE(write(fd, buf, UNIT) == UNIT, "fill unit %d", u);
 	}
+	T_REQUIRE(!synced || fsync(fd) == 0, "fsync");
 	memset(sh, 0, sizeof(*sh));
 }
 
@@ -186,7 +192,7 @@ static void with_threads(const char *dir, bool any_unit)
 {
 	overlap = any_unit;
 	const char *name = any_unit ? "torn.overlap" : "torn.threads";
-	setup(dir, name);
+	setup(dir, name, any_unit); /* overlapping writers: unlocked ones too */
 	pthread_t t[4];
 	for (int i = 0; i < 4; i++)
 		T_REQUIRE(pthread_create(&t[i], NULL, thread_main, (void *)(intptr_t)i) == 0,
@@ -203,7 +209,7 @@ static void with_threads(const char *dir, bool any_unit)
  * programs would). */
 static void with_processes(const char *dir)
 {
-	setup(dir, "torn.procs");
+	setup(dir, "torn.procs", false);
 	close(fd);
 	const char *path = t_path(dir, "torn.procs");
 	pid_t pid[4];
