@@ -100,6 +100,9 @@ struct sfs_inode {
 		/* Where this slot's last such write ended: a write that starts
 		 * there continues a sequential run (populated ahead, data.c). */
 		_Atomic int64_t next;
+		/* This slot's strict-mode writes logged without the inode
+		 * lock and not yet applied (logged.c: a commit waits). */
+		atomic_int logging;
 	} readers[SFS_READER_SLOTS];
 
 	/* The lease (lease.h). leased: served from user space; changed under
@@ -172,8 +175,11 @@ struct sfs_inode {
 	_Atomic uint64_t synced_meta; /* sfs_meta_epoch at the last kernel fsync */
 
 	/* The operation log (sync/strict): the file's place in it
-	 * (oplog/oplog.h), under the lock except log.logged. */
+	 * (oplog/oplog.h), under the lock except log.logged. log_closing:
+	 * a commit, under the lock, keeps new unlocked logged writes out
+	 * while it waits for those running (readers[].logging). */
 	struct sfs_oplog_file log;
+	atomic_int log_closing;
 	/* The application took POSIX record locks on the file (fcntl F_SETLK*,
 	 * lockf). Closing any descriptor of a file drops all of the process's
 	 * locks on it, so until the last application file closes the library

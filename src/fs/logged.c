@@ -7,6 +7,7 @@
 #include "logged.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <sys/uio.h>
@@ -144,41 +145,106 @@ static bool overwrite_direct(const struct sfs_inode *in, size_t n, int64_t off)
 	       off + (int64_t)n <= atomic_load(&in->ksize) && !sfs_oplog_live(&in->log);
 }
 
+/* Sync mode, unlocked: overwrite_direct's write. No record may be live,
+ * now that the stripes are ours: a record of these bytes logged before
+ * (its writer set logged, then let the stripes go) would bring them back
+ * over these at a replay; one logged after waits for the stripes and is
+ * the newer. The flag alone, without the lock (a file whose records a
+ * checkpoint killed takes the locked path until its next commit). */
+static ssize_t direct_unlocked(struct sfs_inode *in, const void *buf, size_t n, int64_t off)
+{
+	if (atomic_load(&in->log.logged))
+		return -EAGAIN;
+	sfs_stat_event(SFS_EV_dsync_overwrites, 1);
+	sfs_stat_event(SFS_EV_dsync_unlocked, 1);
+	sfs_inode_kernel_changed(in);
+	/* The application's buffer as it is: a fault is the kernel's EFAULT or
+	 * short count, as without the library. */
+	return write_at(in->kfd, buf, n, off, RWF_DSYNC);
+}
+
+/* Strict mode, unlocked: the record (of a file bound in the log already,
+ * sfs_oplog_write_bound), then the bytes into the page cache, as the
+ * locked path makes them. Counted in this slot's logging meanwhile, so
+ * that a commit (fdatasync, then COMMIT, which kills the record) waits
+ * for the bytes to be in the file first (loggers_close). A failed or
+ * short apply is handled under the lock, as the locked path does: the
+ * record must not be replayed. */
+static ssize_t logged_unlocked(struct sfs_inode *in, const void *buf, size_t n, int64_t off,
+			       bool *failed)
+{
+	atomic_int *logging = &in->readers[sfs_reader_slot].logging;
+	atomic_fetch_add(logging, 1);
+	ssize_t w = -EAGAIN;
+	if (atomic_load(&in->log_closing))
+		goto out;
+	int err = 0;
+	struct iovec one = {(void *)buf, n};
+	char *data = gather(&one, 1, n, &err);
+	if (!data) /* a fault: the locked path writes what the kernel would */
+		goto out;
+	one.iov_base = data;
+	if (sfs_oplog_write_bound(&in->log, &one, 1, n, off, atomic_load(&in->size)) != 0) {
+		release(n);
+		goto out; /* not bound now, no room, ...: the locked path decides */
+	}
+	w = write_at(in->kfd, data, n, off, 0);
+	sfs_oplog_done();
+	release(n);
+	sfs_stat_event(SFS_EV_logged_unlocked, 1);
+	*failed = w != (ssize_t)n;
+out:
+	atomic_fetch_sub(logging, 1);
+	return w;
+}
+
+/* A commit's wait for the unlocked logged writes running (logged_unlocked);
+ * new ones take the locked path meanwhile. Caller holds the inode lock. */
+static void loggers_close(struct sfs_inode *in)
+{
+	atomic_store(&in->log_closing, 1);
+	for (;;) {
+		bool active = false;
+		for (int i = 0; i < SFS_READER_SLOTS && !active; i++)
+			active = atomic_load(&in->readers[i].logging) != 0;
+		if (!active)
+			return;
+		sched_yield();
+	}
+}
+
 ssize_t sfs_logged_overwrite_unlocked(struct sfs_inode *in, const void *buf, size_t n, int64_t off)
 {
-	if (n == 0 || n > SFS_UNLOCKED_WRITE_MAX || sfs_g.opt.mode != SFS_MODE_SYNC ||
-	    sfs_oplog_dax() ||
+	if (n == 0 || n > SFS_UNLOCKED_WRITE_MAX ||
 	    atomic_load_explicit(&sfs_g.fsize_limit, memory_order_relaxed) != RLIM_INFINITY)
+		return -EAGAIN;
+	/* The log open (its flag read with acquire) before its kind is read. */
+	if (sfs_oplog_ready() != 0 || sfs_oplog_dax())
 		return -EAGAIN;
 	/* The read section keeps the file's shape and kfd still: no lease
 	 * change, truncation, relink or swap of kfd meanwhile. */
 	sfs_read_enter(in);
 	int64_t end = off + (int64_t)n;
 	if (!sfs_inode_leased(in) || !in->writable || end > atomic_load(&in->ksize) ||
-	    atomic_load(&in->staged) || sfs_oplog_ready() != 0 ||
-	    !sfs_ver_lock_try(&in->ver, off, n)) {
+	    atomic_load(&in->staged) || !sfs_ver_lock_try(&in->ver, off, n)) {
 		sfs_read_exit(in);
 		return -EAGAIN;
 	}
-	/* No record may be live, now that the stripes are ours: a record of
-	 * these bytes logged before (its writer set logged, then let the
-	 * stripes go) would bring them back over these at a replay; one
-	 * logged after waits for the stripes and is the newer. The flag
-	 * alone, without the lock (a file whose records a checkpoint killed
-	 * takes the locked path until its next commit). */
-	if (atomic_load(&in->log.logged)) {
-		sfs_ver_unlock(&in->ver, off, n);
-		sfs_read_exit(in);
-		return -EAGAIN;
-	}
-	sfs_stat_event(SFS_EV_dsync_overwrites, 1);
-	sfs_stat_event(SFS_EV_dsync_unlocked, 1);
-	sfs_inode_kernel_changed(in);
-	/* The application's buffer as it is: a fault is the kernel's EFAULT or
-	 * short count, as without the library. */
-	ssize_t w = write_at(in->kfd, buf, n, off, RWF_DSYNC);
+	bool failed = false;
+	ssize_t w = sfs_g.opt.mode == SFS_MODE_SYNC ? direct_unlocked(in, buf, n, off) :
+						      logged_unlocked(in, buf, n, off, &failed);
 	sfs_ver_unlock(&in->ver, off, n);
 	sfs_read_exit(in);
+	if (failed) {
+		/* Strict: all or nothing; an overwrite of allocated blocks
+		 * that fails part-way (EIO, a shared extent's ENOSPC) says so
+		 * (the locked path's answer). Its record dies first. */
+		sfs_inode_lock(in);
+		atomic_store(&in->log.logged, true);
+		sfs_inode_log_commit(in);
+		sfs_inode_unlock(in);
+		w = w > 0 ? -ENOSPC : w;
+	}
 	return w;
 }
 
@@ -288,7 +354,12 @@ int sfs_inode_log_commit(struct sfs_inode *in)
 		if (rc)
 			return rc;
 	}
-	return sfs_oplog_commit(&in->log, in->kfd);
+	/* Records of unlocked writes die with the COMMIT too: their bytes
+	 * must be in the file before the fdatasync. */
+	loggers_close(in);
+	int rc = sfs_oplog_commit(&in->log, in->kfd);
+	atomic_store(&in->log_closing, 0);
+	return rc;
 }
 
 static void fsync_logged(struct sfs_inode *in, void *unused)

@@ -409,8 +409,10 @@ static int bind_file(struct sfs_oplog_file *lf, int kfd, ino_t ino)
 	 * process might add for an older binding. */
 	if (e.gen != gen)
 		return bind_file(lf, kfd, ino); /* a checkpoint ran meanwhile */
-	lf->gen = gen;
-	lf->id = id;
+	/* Atomic, id first: sfs_oplog_write_bound reads them without the
+	 * inode lock, gen first. */
+	__atomic_store_n(&lf->id, id, __ATOMIC_RELAXED);
+	__atomic_store_n(&lf->gen, gen, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -447,6 +449,38 @@ int sfs_oplog_write(struct sfs_oplog_file *lf, int kfd, ino_t ino, const struct 
 		sfs_stat_event(SFS_EV_log_bytes, n);
 	}
 	return rc;
+}
+
+int sfs_oplog_write_bound(struct sfs_oplog_file *lf, const struct iovec *iov, int cnt, size_t n,
+			  int64_t off, int64_t size_after)
+{
+	if (atomic_load(&L.closed) || !__atomic_load_n(&L.opened, __ATOMIC_ACQUIRE) ||
+	    cnt > MAX_IOV || n > UINT32_MAX)
+		return -EAGAIN;
+	uint64_t gen = __atomic_load_n(&lf->gen, __ATOMIC_ACQUIRE);
+	uint32_t id = __atomic_load_n(&lf->id, __ATOMIC_RELAXED);
+	if (!id || gen != atomic_load(&L.slot->gen))
+		return -EAGAIN; /* not bound in this generation: the locked path binds */
+	struct sfs_log_entry e = {
+		.op = SFS_LOG_WRITE,
+		.payload = (uint32_t)n,
+		.file = id,
+		.off = (uint64_t)off,
+		.arg = (uint64_t)size_after,
+	};
+	atomic_store(&lf->logged, true);
+	int rc = append(&e, iov, cnt, true);
+	if (rc)
+		return rc;
+	if (e.gen != gen) {
+		/* A checkpoint ran between the look and the claim: the record
+		 * names a dead id, and binding again takes the lock. */
+		sfs_oplog_done();
+		return -EAGAIN;
+	}
+	mark_inflight(e.file, e.gen, e.seq);
+	sfs_stat_event(SFS_EV_log_bytes, n);
+	return 0;
 }
 
 int sfs_oplog_ready(void)

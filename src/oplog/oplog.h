@@ -31,7 +31,9 @@
  * (fs/inode.h) and written under the inode lock: the file's id in the
  * log's generation gen, and whether records since its last COMMIT exist.
  * logged is atomic: close and the last put read it without the lock, to
- * skip the lock (commit_file, release_if_last). */
+ * skip the lock (commit_file, release_if_last), and unlocked writers set
+ * it. id and gen are stored atomically (gen last) for
+ * sfs_oplog_write_bound, which reads them without the lock. */
 struct sfs_oplog_file {
 	uint32_t id;
 	uint64_t gen;
@@ -69,6 +71,13 @@ int sfs_oplog_ready(void);
  * applied. -E2BIG: larger than the log. */
 int sfs_oplog_write(struct sfs_oplog_file *lf, int kfd, ino_t ino, const struct iovec *iov, int cnt,
 		    size_t n, int64_t off, int64_t size_after);
+/* The same for a file already bound in the log's generation, without the
+ * inode lock (no record is written but the write's: its id and generation
+ * are read, not made). -EAGAIN: not bound now, or a checkpoint moved the
+ * generation meanwhile (no record counts then); the caller takes the lock
+ * and calls sfs_oplog_write. */
+int sfs_oplog_write_bound(struct sfs_oplog_file *lf, const struct iovec *iov, int cnt, size_t n,
+			  int64_t off, int64_t size_after);
 int sfs_oplog_truncate(struct sfs_oplog_file *lf, int kfd, ino_t ino, int64_t size);
 void sfs_oplog_done(void);
 

@@ -51,6 +51,7 @@ int check_append_threads(const char *dir, char **acks, size_t n, enum crash_mode
 			 enum crash_kind k);
 
 int run_overwrite(const char *dir, uint64_t seed);
+int run_overwrite_threads(const char *dir, uint64_t seed);
 int check_overwrite(const char *dir, char **acks, size_t n, enum crash_mode m, enum crash_kind k);
 
 /* truncates: the "truncate" workload, mixed's operations weighted towards

@@ -9,7 +9,8 @@
  *       KIND kill (the process was killed) | power (the machine was)
  *
  * WORKLOAD: append | nosync (append, never fsync) | threads (4 appenders,
- * one process) | overwrite | mixed | truncate (mixed, mostly truncate(2)). check exits 0 (the mode's
+ * one process) | overwrite | overthreads (4 overwriters of one file, one
+ * process) | mixed | truncate (mixed, mostly truncate(2)). check exits 0 (the mode's
  * guarantees held), 1 (violations, each printed) or 2 (usage, I/O). */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -160,6 +161,8 @@ int main(int argc, char **argv)
 			return run_append_threads(dir, seed);
 		if (strcmp(wl, "overwrite") == 0)
 			return run_overwrite(dir, seed);
+		if (strcmp(wl, "overthreads") == 0)
+			return run_overwrite_threads(dir, seed);
 		if (strcmp(wl, "mixed") == 0 || strcmp(wl, "truncate") == 0)
 			return run_mixed(dir, seed, strcmp(wl, "truncate") == 0);
 		return usage();
@@ -191,7 +194,7 @@ int main(int argc, char **argv)
 		rc = check_append(dir, lines, n, m, k);
 	else if (strcmp(wl, "threads") == 0)
 		rc = check_append_threads(dir, lines, n, m, k);
-	else if (strcmp(wl, "overwrite") == 0)
+	else if (strcmp(wl, "overwrite") == 0 || strcmp(wl, "overthreads") == 0)
 		rc = check_overwrite(dir, lines, n, m, k);
 	else if (strcmp(wl, "mixed") == 0 || strcmp(wl, "truncate") == 0)
 		rc = check_mixed(dir, lines, n, m, k);

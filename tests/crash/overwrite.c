@@ -20,9 +20,16 @@
  *               in the page cache)
  *   sync        lo: the last version whose write returned
  *   strict      as sync, and all pages of the slot of one version (a write
- *               is all or nothing) */
+ *               is all or nothing)
+ *
+ * The overthreads workload is the same with 4 threads rewriting disjoint
+ * slots of one descriptor at once (pwrite or pwritev: the offset is
+ * shared), each fsyncing on its own ("S t" makes thread t's slots
+ * durable): writers of one file that the library lets run at once. */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,45 +60,59 @@ static void make_slot(unsigned char *buf, uint32_t slot, uint32_t version)
 	}
 }
 
-int run_overwrite(const char *dir, uint64_t seed)
+/* The file written whole (version 0) and fsynced; its descriptor. */
+static int make_file(const char *dir)
 {
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/over.dat", dir);
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0)
-		return perror(path), 2;
+		return perror(path), -1;
 	unsigned char *buf = malloc(SLOT);
-	uint32_t ver[NSLOT] = {0};
 	for (uint32_t s = 0; s < NSLOT; s++) {
 		make_slot(buf, s, 0);
 		if (pwrite(fd, buf, SLOT, (off_t)s * SLOT) != SLOT)
-			return perror("pwrite"), 2;
+			return perror("pwrite"), -1;
 	}
+	free(buf);
 	if (fsync(fd) != 0)
-		return perror("fsync"), 2;
+		return perror("fsync"), -1;
 	ack("I");
+	return fd;
+}
+
+/* Slot s rewritten whole with version v (in buf), one pwrite, pwritev or
+ * lseek+write (own: the descriptor is this thread's alone). */
+static ssize_t write_slot(int fd, unsigned char *buf, uint32_t s, uint64_t *seed, bool own)
+{
+	off_t at = (off_t)s * SLOT;
+	switch (rnd(seed) % (own ? 3 : 2)) {
+	case 0:
+		return pwrite(fd, buf, SLOT, at);
+	case 1: {
+		struct iovec iv[SLOTPAGES];
+		for (int p = 0; p < SLOTPAGES; p++)
+			iv[p] = (struct iovec){buf + p * PAGE, PAGE};
+		return pwritev(fd, iv, SLOTPAGES, at);
+	}
+	default:
+		return lseek(fd, at, SEEK_SET) == at ? write(fd, buf, SLOT) : -1;
+	}
+}
+
+int run_overwrite(const char *dir, uint64_t seed)
+{
+	int fd = make_file(dir);
+	if (fd < 0)
+		return 2;
+	unsigned char *buf = malloc(SLOT);
+	uint32_t ver[NSLOT] = {0};
 	unsigned every = 1 + rnd(&seed) % 8;
 	for (unsigned i = 0;; i++) {
 		uint32_t s = rnd(&seed) % NSLOT, v = ++ver[s];
 		make_slot(buf, s, v);
 		ack("B %u %u", s, v);
-		ssize_t w;
-		off_t at = (off_t)s * SLOT;
-		switch (rnd(&seed) % 3) {
-		case 0:
-			w = pwrite(fd, buf, SLOT, at);
-			break;
-		case 1: {
-			struct iovec iv[SLOTPAGES];
-			for (int p = 0; p < SLOTPAGES; p++)
-				iv[p] = (struct iovec){buf + p * PAGE, PAGE};
-			w = pwritev(fd, iv, SLOTPAGES, at);
-			break;
-		}
-		default:
-			w = lseek(fd, at, SEEK_SET) == at ? write(fd, buf, SLOT) : -1;
-		}
-		if (w != SLOT)
+		if (write_slot(fd, buf, s, &seed, true) != SLOT)
 			return perror("write"), 2;
 		ack("W %u %u", s, v);
 		if (i % every == every - 1) {
@@ -100,6 +121,55 @@ int run_overwrite(const char *dir, uint64_t seed)
 			ack("S");
 		}
 	}
+}
+
+/* overthreads: THREADS threads of one process rewrite the slots of one
+ * descriptor at once, thread t the slots s with s % THREADS == t, each
+ * with its own fsync cadence ("S t": its own slots are durable). */
+#define THREADS 4
+
+struct overwriter {
+	int fd, id;
+	uint64_t seed;
+};
+
+static void *overwrite_thread(void *arg)
+{
+	struct overwriter *o = arg;
+	unsigned char *buf = malloc(SLOT);
+	uint32_t ver[NSLOT / THREADS] = {0};
+	unsigned every = 1 + rnd(&o->seed) % 8;
+	for (unsigned i = 0;; i++) {
+		uint32_t k = rnd(&o->seed) % (NSLOT / THREADS), v = ++ver[k];
+		uint32_t s = k * THREADS + (uint32_t)o->id;
+		make_slot(buf, s, v);
+		ack("B %u %u", s, v);
+		if (write_slot(o->fd, buf, s, &o->seed, false) != SLOT)
+			exit((perror("write"), 2));
+		ack("W %u %u", s, v);
+		if (i % every == every - 1) {
+			if (fsync(o->fd) != 0)
+				exit((perror("fsync"), 2));
+			ack("S %d", o->id);
+		}
+	}
+	return NULL;
+}
+
+int run_overwrite_threads(const char *dir, uint64_t seed)
+{
+	static struct overwriter o[THREADS];
+	int fd = make_file(dir);
+	if (fd < 0)
+		return 2;
+	for (int i = 0; i < THREADS; i++) {
+		o[i] = (struct overwriter){fd, i, seed + 977u * (uint64_t)i};
+		pthread_t t;
+		if (pthread_create(&t, NULL, overwrite_thread, &o[i]) != 0)
+			return perror("pthread_create"), 2;
+	}
+	for (;;)
+		pause();
 }
 
 /* Whether every byte of page p of slot s is version a's or version b's. */
@@ -132,6 +202,9 @@ int check_overwrite(const char *dir, char **acks, size_t n, enum crash_mode m, e
 			wrote[s] = v;
 		} else if (strcmp(acks[i], "S") == 0) {
 			memcpy(synced, wrote, sizeof(synced));
+		} else if (sscanf(acks[i], "S %u", &s) == 1) { /* overthreads */
+			for (unsigned t = s; t < NSLOT; t += THREADS)
+				synced[t] = wrote[t];
 		}
 	}
 	if (!init) {

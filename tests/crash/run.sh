@@ -35,7 +35,7 @@ TOOL=$SFS_BUILD/crash/crashtool
 SQL=$HERE/sqlwork.py
 PY=/usr/bin/python3
 MODES=${CRASH_MODES:-posix sync strict}
-WORKLOADS=(${CRASH_WORKLOADS:-append overwrite mixed sqlite nosync truncate threads})
+WORKLOADS=(${CRASH_WORKLOADS:-append overwrite mixed sqlite nosync truncate threads overthreads})
 SEED=${CRASH_SEED:-1}
 OUT=${CRASH_OUT:-/tmp/splitfs-crash}
 [ -x "$TOOL" ] || { echo "crash: $TOOL not built (make tests)"; exit 2; }

@@ -4,7 +4,7 @@
 # itself (a native run passes; a zeroed byte, lost fsynced records, a page
 # of the wrong slot, a file grown with zeros are caught), then per mode of
 # $SFS_MODES and for a strict and a POSIX process at once: CRASH_POINTS
-# (default 120: each of the 6 workloads 20 times) SIGKILL points, and
+# (default 120: each of the 8 workloads 15 times) SIGKILL points, and
 # CRASH_POWER_POINTS (default 60) points where the XFS image is shut down
 # (page cache lost), each followed by `splitfs recover` and the mode's
 # checks. About 0.4 s a point. Knobs: CRASH_POINTS=2000

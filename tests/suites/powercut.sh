@@ -16,7 +16,7 @@
 # acking to its own file on the share, and says READY. The host waits for
 # READY, sleeps 0.5-4 s at random, and kills QEMU. The last boot only checks.
 # Workloads rotate across cuts: append, overwrite, mixed, sqlite, nosync, truncate,
-# threads
+# threads, overthreads
 # (tests/crash/). After the last cut the host runs xfs_repair -n on the image.
 #
 # The harness checks itself: just before READY every boot writes 4 MiB to a
@@ -45,8 +45,8 @@
 # POWERCUT_DELAY_MS="MIN MAX" (default "500 4000"), POWERCUT_KEEP=1 (keep
 # the share with acks and logs after a passing run too), LAB_DIR (lab cache),
 # POWERCUT_MEDIA=disk|pmem (default disk), POWERCUT_WORKLOADS (the
-# rotation, default "append overwrite mixed sqlite nosync truncate threads":
-# with 6 cuts a mode, threads runs in sync and strict).
+# rotation, default "append overwrite mixed sqlite nosync truncate threads overthreads":
+# with 6 cuts a mode, threads runs in sync and strict, overthreads in strict).
 #
 # POWERCUT_MEDIA=pmem (suites/powercut-pmem.sh): the test file system is XFS
 # on fsdax persistent memory, mounted dax=always: an emulated NVDIMM backed
@@ -64,7 +64,7 @@ SEED=${POWERCUT_SEED:-1}
 BOOT_TIMEOUT=${POWERCUT_BOOT_TIMEOUT:-240}
 BOOT_RETRIES=${POWERCUT_BOOT_RETRIES:-2}
 read -r DMIN DMAX <<<"${POWERCUT_DELAY_MS:-500 4000}"
-WORKLOADS=(${POWERCUT_WORKLOADS:-append overwrite mixed sqlite nosync truncate threads})
+WORKLOADS=(${POWERCUT_WORKLOADS:-append overwrite mixed sqlite nosync truncate threads overthreads})
 MEDIA=${POWERCUT_MEDIA:-disk}
 case $MEDIA in disk | pmem) ;; *) die "POWERCUT_MEDIA must be disk or pmem" ;; esac
 OUTD=${SFS_TEST_OUT:-$REPO/tests/output}/powercut$([ "$MEDIA" = pmem ] && echo -pmem)
