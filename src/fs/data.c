@@ -362,29 +362,31 @@ static ssize_t unleased_pwritev(struct sfs_inode *in, const struct iovec *iov, i
 		}
 		return w;
 	}
+	/* Sync and strict modes: durable as it returns, with the write itself
+	 * (RWF_DSYNC: one device flush, not a write and an fdatasync). */
+	int dsync = sfs_oplog_on() ? RWF_DSYNC : 0;
 	ssize_t w;
 	if (append) {
 		/* Offset -1: at the open file's position, which an append moves
 		 * to the new end of file (the application's own offset lives in
 		 * its struct sfs_file). */
-		w = sfs_real.pwritev2(in->kfd, iov, cnt, -1, RWF_APPEND);
+		w = sfs_real.pwritev2(in->kfd, iov, cnt, -1, RWF_APPEND | dsync);
 		int64_t end = w > 0 ? sfs_real.lseek(in->kfd, 0, SEEK_CUR) : -1;
 		*at = end >= 0 ? end - w : off;
 	} else {
-		w = sfs_real.pwritev(in->kfd, iov, cnt, off);
+		w = dsync ? sfs_real.pwritev2(in->kfd, iov, cnt, off, dsync) :
+			    sfs_real.pwritev(in->kfd, iov, cnt, off);
 		*at = off;
 	}
 	if (w < 0)
 		return -errno;
 	sfs_inode_kernel_changed(in);
-	if (w > 0 && sfs_oplog_on()) {
+	if (w > 0 && dsync && sfs_g.opt.mode == SFS_MODE_STRICT) {
 		static atomic_bool warned;
-		if (sfs_g.opt.mode == SFS_MODE_STRICT && !atomic_exchange(&warned, true))
+		if (!atomic_exchange(&warned, true))
 			sfs_warn(
 				"strict mode: an O_APPEND write to a file another process has open "
 				"is durable but not atomic (README, consistency modes; said once)");
-		if (sfs_real.fdatasync(in->kfd) != 0)
-			return -errno;
 	}
 	return w;
 }
