@@ -184,14 +184,10 @@ static int stage_write(struct sfs_inode *in, const char *buf, size_t n, int64_t 
 	return 0;
 }
 
-/* The kernel's answer to a write: relink what is staged, then pwrite on the
- * library's descriptor. Caller holds lock. */
-static ssize_t kernel_pwrite(struct sfs_inode *in, const void *buf, size_t n, int64_t off)
+/* pwrite on the library's descriptor, with nothing staged; the sizes
+ * follow a write past the end. Caller holds lock. */
+static ssize_t pwrite_kfd(struct sfs_inode *in, const void *buf, size_t n, int64_t off)
 {
-	sfs_stat_event(SFS_EV_kernel_fallbacks, 1);
-	int rc = sfs_inode_flush_locked(in, SFS_FLUSH_VISIBLE);
-	if (rc)
-		return rc;
 	sfs_inode_kernel_changed(in);
 	ssize_t w = sfs_real.pwrite(in->kfd, buf, n, off);
 	if (w < 0)
@@ -201,6 +197,15 @@ static ssize_t kernel_pwrite(struct sfs_inode *in, const void *buf, size_t n, in
 		atomic_store(&in->size, off + w);
 	}
 	return w;
+}
+
+/* The kernel's answer to a write: relink what is staged, then pwrite on the
+ * library's descriptor. Caller holds lock. */
+static ssize_t kernel_pwrite(struct sfs_inode *in, const void *buf, size_t n, int64_t off)
+{
+	sfs_stat_event(SFS_EV_kernel_fallbacks, 1);
+	int rc = sfs_inode_flush_locked(in, SFS_FLUSH_VISIBLE);
+	return rc ? rc : pwrite_kfd(in, buf, n, off);
 }
 
 /* An overwrite (below the staging window) with pwrite, so that only the
@@ -232,15 +237,7 @@ static int overwrite_kernel(struct sfs_inode *in, const void *buf, size_t n, int
 static ssize_t append_kernel(struct sfs_inode *in, const void *buf, size_t n, int64_t off)
 {
 	sfs_stat_event(SFS_EV_kernel_appends, 1);
-	sfs_inode_kernel_changed(in);
-	ssize_t w = sfs_real.pwrite(in->kfd, buf, n, off);
-	if (w < 0)
-		return -errno;
-	if (off + w > atomic_load(&in->ksize)) {
-		atomic_store(&in->ksize, off + w);
-		atomic_store(&in->size, off + w);
-	}
-	return w;
+	return pwrite_kfd(in, buf, n, off);
 }
 
 /* One write at off; caller holds lock. */

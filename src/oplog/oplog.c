@@ -416,6 +416,33 @@ static int bind_file(struct sfs_oplog_file *lf, int kfd, ino_t ino)
 	return 0;
 }
 
+/* The WRITE record of n bytes at off for file id, bound in generation gen,
+ * its ticket kept (sfs_oplog_done). -ESTALE: a checkpoint moved to a new
+ * generation between the binding and the claim, so the record names a
+ * dead id (its ticket given back): the caller binds and writes again. */
+static int write_record(struct sfs_oplog_file *lf, uint32_t id, uint64_t gen,
+			const struct iovec *iov, int cnt, size_t n, int64_t off, int64_t size_after)
+{
+	struct sfs_log_entry e = {
+		.op = SFS_LOG_WRITE,
+		.payload = (uint32_t)n,
+		.file = id,
+		.off = (uint64_t)off,
+		.arg = (uint64_t)size_after,
+	};
+	atomic_store(&lf->logged, true);
+	int rc = append(&e, iov, cnt, true);
+	if (rc)
+		return rc;
+	if (e.gen != gen) {
+		sfs_oplog_done();
+		return -ESTALE;
+	}
+	mark_inflight(e.file, e.gen, e.seq);
+	sfs_stat_event(SFS_EV_log_bytes, n);
+	return 0;
+}
+
 int sfs_oplog_write(struct sfs_oplog_file *lf, int kfd, ino_t ino, const struct iovec *iov, int cnt,
 		    size_t n, int64_t off, int64_t size_after)
 {
@@ -429,25 +456,9 @@ int sfs_oplog_write(struct sfs_oplog_file *lf, int kfd, ino_t ino, const struct 
 	rc = bind_file(lf, kfd, ino);
 	if (rc)
 		return rc;
-	struct sfs_log_entry e = {
-		.op = SFS_LOG_WRITE,
-		.payload = (uint32_t)n,
-		.file = lf->id,
-		.off = (uint64_t)off,
-		.arg = (uint64_t)size_after,
-	};
-	lf->logged = true;
-	rc = append(&e, iov, cnt, true);
-	if (!rc && e.gen != lf->gen) {
-		/* A checkpoint moved to a new generation between binding and
-		 * claiming: the record names a dead id. Write it again. */
-		sfs_oplog_done();
+	rc = write_record(lf, lf->id, lf->gen, iov, cnt, n, off, size_after);
+	if (rc == -ESTALE)
 		return sfs_oplog_write(lf, kfd, ino, iov, cnt, n, off, size_after);
-	}
-	if (!rc) {
-		mark_inflight(e.file, e.gen, e.seq);
-		sfs_stat_event(SFS_EV_log_bytes, n);
-	}
 	return rc;
 }
 
@@ -461,26 +472,8 @@ int sfs_oplog_write_bound(struct sfs_oplog_file *lf, const struct iovec *iov, in
 	uint32_t id = __atomic_load_n(&lf->id, __ATOMIC_RELAXED);
 	if (!id || gen != atomic_load(&L.slot->gen))
 		return -EAGAIN; /* not bound in this generation: the locked path binds */
-	struct sfs_log_entry e = {
-		.op = SFS_LOG_WRITE,
-		.payload = (uint32_t)n,
-		.file = id,
-		.off = (uint64_t)off,
-		.arg = (uint64_t)size_after,
-	};
-	atomic_store(&lf->logged, true);
-	int rc = append(&e, iov, cnt, true);
-	if (rc)
-		return rc;
-	if (e.gen != gen) {
-		/* A checkpoint ran between the look and the claim: the record
-		 * names a dead id, and binding again takes the lock. */
-		sfs_oplog_done();
-		return -EAGAIN;
-	}
-	mark_inflight(e.file, e.gen, e.seq);
-	sfs_stat_event(SFS_EV_log_bytes, n);
-	return 0;
+	int rc = write_record(lf, id, gen, iov, cnt, n, off, size_after);
+	return rc == -ESTALE ? -EAGAIN : rc; /* binding again takes the lock */
 }
 
 int sfs_oplog_ready(void)
