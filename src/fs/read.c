@@ -28,7 +28,10 @@ static ssize_t kernel_preadv(struct sfs_inode *in, const struct iovec *iov, int 
 	sfs_stat_event(SFS_EV_kernel_fallbacks, 1);
 	uint64_t total = sfs_iov_total(iov, cnt);
 	sfs_inode_lock(in);
-	int rc = sfs_relink(in, false);
+	/* With the barrier closed, as every relink: a lock-free reader still
+	 * copying out of the window must be done before the window goes (and
+	 * a lease drop then gives its store back without closing it). */
+	int rc = sfs_inode_flush_locked(in, SFS_FLUSH_VISIBLE);
 	/* The range's stripes too: overwrites run without the inode lock
 	 * (overwrite_unlocked). */
 	sfs_ver_lock(&in->ver, off, total);
