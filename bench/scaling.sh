@@ -7,7 +7,7 @@
 #
 #   bench/scaling.sh DIR [LABEL=LIB.so ...]   (default after=build/libsplitfs.so)
 #   env: FXMARK_WORKERS ("1 2 4 8 16"), FXMARK_WORKLOADS ("DRBL DRBM DWOL DWOM
-#        DWAL"), FXMARK_HOW ("threads procs"), SECONDS_PER_POINT (1), REPS (1)
+#        DWAL DOCL"), FXMARK_HOW ("threads procs"), SECONDS_PER_POINT (1), REPS (1)
 #
 # Prints one "label {json}" line per point, then a markdown table of
 # medians and ratios to the kernel.
@@ -20,7 +20,7 @@ trap 'rm -f "$raw"' EXIT
 for rep in $(seq "${REPS:-1}"); do
 	for w in ${FXMARK_WORKERS:-1 2 4 8 16}; do
 		for how in ${FXMARK_HOW:-threads procs}; do
-			for k in ${FXMARK_WORKLOADS:-DRBL DRBM DWOL DWOM DWAL}; do
+			for k in ${FXMARK_WORKLOADS:-DRBL DRBM DWOL DWOM DWAL DOCL}; do
 				for cfg in kernel "$@"; do
 					label=${cfg%%=*} lib=${cfg#*=}
 					case $lib in /*) ;; *) lib=$PWD/$lib ;; esac

@@ -6,6 +6,9 @@
  *   DWOL  each worker overwrites its own file
  *   DWOM  each worker overwrites its own blocks of one shared file
  *   DWAL  each worker appends to its own file
+ *   DOCL  each worker opens its own file read-only, reads 4 KiB of it and
+ *         closes it, per operation: a server of small files (not one of
+ *         FxMark's: its MRPL opens and closes without reading)
  * Each worker cycles through its 1 MiB region (appenders start over from
  * an empty file every 64 MiB). Processes open the files themselves after
  * the fork, as separate programs would; readers open read-only
@@ -32,8 +35,8 @@
 #define APPEND_MAX (64 << 20)
 #define MAXW 64
 
-enum kind { DRBL, DRBM, DWOL, DWOM, DWAL };
-static const char *names[] = {"DRBL", "DRBM", "DWOL", "DWOM", "DWAL"};
+enum kind { DRBL, DRBM, DWOL, DWOM, DWAL, DOCL, NKINDS };
+static const char *names[NKINDS] = {"DRBL", "DRBM", "DWOL", "DWOM", "DWAL", "DOCL"};
 
 struct shared {
 	atomic_int ready, go, stop;
@@ -94,7 +97,7 @@ static void work(int w)
 	 * file then each hold a read lease (src/fs/lease.h). FXMARK_RDWR=1
 	 * opens readers O_RDWR (a writable open shares no lease: the kernel
 	 * path for every process of a shared file). */
-	bool reads = kind == DRBL || kind == DRBM;
+	bool reads = kind == DRBL || kind == DRBM || kind == DOCL;
 	const char *rdwr = getenv("FXMARK_RDWR");
 	int acc = reads && !(rdwr && atoi(rdwr)) ? O_RDONLY : O_RDWR;
 	const char *dsync = getenv("FXMARK_DSYNC");
@@ -118,6 +121,15 @@ static void work(int w)
 		case DWOM:
 			r = pwrite(fd, block, OP, base + at);
 			break;
+		case DOCL:
+			/* The open of the loop's first operation is the one above. */
+			if (ops > 0 && (fd = open(path, acc)) < 0)
+				die("open");
+			r = pread(fd, block, OP, base + at);
+			if (close(fd) != 0)
+				die("close");
+			fd = -1;
+			break;
 		default:
 			if (appended >= APPEND_MAX) {
 				if (ftruncate(fd, 0) != 0)
@@ -134,7 +146,8 @@ static void work(int w)
 		ops++;
 	}
 	atomic_store(&sh->ops[w], ops);
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 }
 
 static void *thread_main(void *arg)
@@ -146,13 +159,14 @@ static void *thread_main(void *arg)
 int main(int argc, char **argv)
 {
 	if (argc != 6) {
-		fprintf(stderr, "usage: fxmark DIR DRBL|DRBM|DWOL|DWOM|DWAL WORKERS threads|procs "
-				"SECONDS\n");
+		fprintf(stderr,
+			"usage: fxmark DIR DRBL|DRBM|DWOL|DWOM|DWAL|DOCL WORKERS threads|procs "
+			"SECONDS\n");
 		return 2;
 	}
 	dir = argv[1];
 	kind = (enum kind)(-1);
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < NKINDS; i++)
 		if (strcmp(argv[2], names[i]) == 0)
 			kind = (enum kind)i;
 	workers = atoi(argv[3]);
