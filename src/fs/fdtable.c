@@ -16,7 +16,7 @@
 #include "../sys/real.h"
 #include "../util/signals.h"
 
-/* The file a pending mark was set for (under table_lock). */
+/* The file a pending mark was set for (under its descriptor's lock). */
 struct pend_id {
 	dev_t dev;
 	ino_t ino;
@@ -25,14 +25,59 @@ struct pend_id {
 };
 
 struct fd_array {
-	int n;
+	int n;		     /* a power of two, at least 256 */
 	struct pend_id *ids; /* n of them, after the slots */
 	_Atomic(struct sfs_file *) slot[];
 };
 
+/* Where fd's slot lies: descriptors next to each other, as the files
+ * threads open at the same time are, SPREAD slots apart, each in a cache
+ * line of its own, so that their calls (each kernel call of a pending
+ * descriptor writes its slot twice) do not all write one line. Ids are
+ * written once an open: by number. */
+#define SPREAD 16u
+static_assert(256 / SPREAD * sizeof(void *) >= 64, "neighbours a cache line apart");
+
+static unsigned slot_index(const struct fd_array *a, int fd)
+{
+	unsigned f = (unsigned)fd;
+	return (f % SPREAD) * ((unsigned)a->n / SPREAD) + f / SPREAD;
+}
+
+static _Atomic(struct sfs_file *) *slot_at(struct fd_array *a, int fd)
+{
+	return &a->slot[slot_index(a, fd)];
+}
+
+static struct pend_id *id_at(struct fd_array *a, int fd)
+{
+	return &a->ids[fd];
+}
+
 static _Atomic(struct fd_array *) table;
-static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_int high_water;
+
+/* The locks of the slots: one per stripe of descriptor numbers, each on its
+ * own cache line. A call on a descriptor takes its stripe's lock only, so
+ * that threads opening, reading and closing different files do not take
+ * turns (one lock for all held 4 threads to a third of the kernel's rate,
+ * bench/results). Growing the array takes every stripe, in order; nothing
+ * else holds two. */
+#define STRIPES 64
+static struct stripe {
+	_Alignas(64) pthread_mutex_t m;
+} stripes[STRIPES] = {[0 ... STRIPES - 1] = {PTHREAD_MUTEX_INITIALIZER}};
+static_assert(sizeof(struct stripe) == 64, "one lock per cache line");
+
+static void lock_fd(int fd)
+{
+	sfs_mutex_lock(&stripes[(unsigned)fd % STRIPES].m);
+}
+
+static void unlock_fd(int fd)
+{
+	sfs_mutex_unlock(&stripes[(unsigned)fd % STRIPES].m);
+}
 
 /* A pending mark: PEND_BASE + ops * PEND_SLOTS + inflight, where ops
  * counts the kernel reads and writes begun (up to SFS_FD_PENDING_OPS) and
@@ -66,11 +111,15 @@ static unsigned inflight_of(const struct sfs_file *v)
 	return (unsigned)((uintptr_t)v - PEND_BASE) % PEND_SLOTS;
 }
 
-/* Caller holds table_lock: a slot goes from old to v. */
+/* Caller holds the slot's lock: a slot goes from old to v. */
 static void store_slot(_Atomic(struct sfs_file *) *slot, struct sfs_file *old, struct sfs_file *v)
 {
 	atomic_store_explicit(slot, v, memory_order_release);
-	atomic_fetch_add(&npending, (int)is_pending(v) - (int)is_pending(old));
+	/* Only when a mark comes or goes: a kernel call of a pending
+	 * descriptor, which changes its mark's counts, writes no shared line. */
+	int delta = (int)is_pending(v) - (int)is_pending(old);
+	if (delta)
+		atomic_fetch_add(&npending, delta);
 }
 
 struct sfs_file *sfs_fd_get(int fd)
@@ -79,13 +128,13 @@ struct sfs_file *sfs_fd_get(int fd)
 	if (fd < 0 || !a || fd >= a->n)
 		return NULL;
 	for (;;) {
-		struct sfs_file *f = atomic_load_explicit(&a->slot[fd], memory_order_acquire);
+		struct sfs_file *f = atomic_load_explicit(slot_at(a, fd), memory_order_acquire);
 		if ((uintptr_t)f <= SFS_FD_MARK_MAX) /* empty, or a mark */
 			return NULL;
 		if (sfs_file_tryget(f)) {
 			/* The file may have been closed and its object reused for
 			 * another descriptor in between: confirm it is still ours. */
-			if (atomic_load_explicit(&a->slot[fd], memory_order_acquire) == f)
+			if (atomic_load_explicit(slot_at(a, fd), memory_order_acquire) == f)
 				return f;
 			sfs_file_put(f);
 		}
@@ -99,18 +148,18 @@ bool sfs_fd_is_internal(int fd)
 {
 	struct fd_array *a = atomic_load_explicit(&table, memory_order_acquire);
 	return fd >= 0 && a && fd < a->n &&
-	       atomic_load_explicit(&a->slot[fd], memory_order_relaxed) == SFS_FD_INTERNAL;
+	       atomic_load_explicit(slot_at(a, fd), memory_order_relaxed) == SFS_FD_INTERNAL;
 }
 
 bool sfs_fd_is_dsync(int fd)
 {
 	struct fd_array *a = atomic_load_explicit(&table, memory_order_acquire);
 	return fd >= 0 && a && fd < a->n &&
-	       atomic_load_explicit(&a->slot[fd], memory_order_relaxed) == SFS_FD_DSYNC;
+	       atomic_load_explicit(slot_at(a, fd), memory_order_relaxed) == SFS_FD_DSYNC;
 }
 
-/* Caller holds table_lock. Grows the array to cover fd. */
-static struct fd_array *cover(int fd)
+/* Caller holds every stripe. Grows the array to cover fd. */
+static struct fd_array *grow(int fd)
 {
 	struct fd_array *a = atomic_load_explicit(&table, memory_order_relaxed);
 	if (a && fd < a->n)
@@ -130,8 +179,9 @@ static struct fd_array *cover(int fd)
 	static_assert(sizeof(b->slot[0]) % _Alignof(struct pend_id) == 0, "ids after the slots");
 	b->n = n;
 	b->ids = (struct pend_id *)&b->slot[n];
-	for (int i = 0; a && i < a->n; i++)
-		atomic_store_explicit(&b->slot[i], atomic_load(&a->slot[i]), memory_order_relaxed);
+	for (int d = 0; a && d < a->n; d++)
+		atomic_store_explicit(slot_at(b, d), atomic_load(slot_at(a, d)),
+				      memory_order_relaxed);
 	if (a)
 		memcpy(b->ids, a->ids, (size_t)a->n * sizeof(*a->ids));
 	/* The old array is deliberately leaked: lock-free readers may hold it. */
@@ -139,20 +189,34 @@ static struct fd_array *cover(int fd)
 	return b;
 }
 
-/* Caller holds table_lock. Sets fd's slot to v, growing the array; *old
- * (if old): what the slot held. false: no memory for the array. */
-static bool set_slot(int fd, struct sfs_file *v, struct sfs_file **old)
+/* Whether the array covers fd, grown if it did not; false: no memory for
+ * it. The caller holds no stripe (it may take fd's next: an array never
+ * shrinks). */
+static bool covered(int fd)
 {
-	struct fd_array *a = cover(fd);
-	if (!a)
-		return false;
-	struct sfs_file *was = atomic_load(&a->slot[fd]);
-	store_slot(&a->slot[fd], was, v);
+	struct fd_array *a = atomic_load_explicit(&table, memory_order_acquire);
+	if (a && fd < a->n)
+		return true;
+	for (int i = 0; i < STRIPES; i++)
+		sfs_mutex_lock(&stripes[i].m);
+	a = grow(fd);
+	for (int i = STRIPES - 1; i >= 0; i--)
+		sfs_mutex_unlock(&stripes[i].m);
+	return a != NULL;
+}
+
+/* Caller holds fd's lock, and the array covers fd (covered). Sets fd's
+ * slot to v; *old (if old): what the slot held. */
+static void set_slot(int fd, struct sfs_file *v, struct sfs_file **old)
+{
+	struct fd_array *a = atomic_load(&table);
+	struct sfs_file *was = atomic_load(slot_at(a, fd));
+	store_slot(slot_at(a, fd), was, v);
 	if (old)
 		*old = was;
-	if (fd >= atomic_load(&high_water))
-		atomic_store(&high_water, fd + 1);
-	return true;
+	int high = atomic_load(&high_water);
+	while (fd >= high && !atomic_compare_exchange_weak(&high_water, &high, fd + 1))
+		;
 }
 
 /* A managed file that set_slot replaced: the kernel reused the number
@@ -168,15 +232,13 @@ int sfs_fd_install(int fd, struct sfs_file *f)
 {
 	if (fd < 0)
 		return -EBADF;
+	if (!covered(fd))
+		return -ENOMEM;
 	sfs_file_ref(f);
 	struct sfs_file *old = NULL;
-	sfs_mutex_lock(&table_lock);
-	bool ok = set_slot(fd, f, &old);
-	sfs_mutex_unlock(&table_lock);
-	if (!ok) {
-		sfs_file_put(f);
-		return -ENOMEM;
-	}
+	lock_fd(fd);
+	set_slot(fd, f, &old);
+	unlock_fd(fd);
 	drop_stale(old);
 	return 0;
 }
@@ -186,47 +248,47 @@ struct sfs_file *sfs_fd_remove(int fd)
 	struct fd_array *a = atomic_load_explicit(&table, memory_order_acquire);
 	if (fd < 0 || !a || fd >= a->n)
 		return NULL;
-	sfs_mutex_lock(&table_lock);
+	lock_fd(fd);
 	a = atomic_load(&table);
-	struct sfs_file *f = atomic_load(&a->slot[fd]);
+	struct sfs_file *f = atomic_load(slot_at(a, fd));
 	if (f == SFS_FD_INTERNAL) {
 		f = NULL;
 	} else if (f) {
-		store_slot(&a->slot[fd], f, NULL);
+		store_slot(slot_at(a, fd), f, NULL);
 		if ((uintptr_t)f <= SFS_FD_MARK_MAX)
 			f = NULL;
 	}
-	sfs_mutex_unlock(&table_lock);
+	unlock_fd(fd);
 	return f;
 }
 
 void sfs_fd_set_internal(int fd, bool internal)
 {
-	if (fd < 0)
+	if (fd < 0 || (internal && !covered(fd)))
 		return;
-	sfs_mutex_lock(&table_lock);
+	lock_fd(fd);
 	if (internal)
 		set_slot(fd, SFS_FD_INTERNAL, NULL);
 	else {
 		struct fd_array *a = atomic_load(&table);
-		if (a && fd < a->n && atomic_load(&a->slot[fd]) == SFS_FD_INTERNAL)
-			atomic_store(&a->slot[fd], NULL);
+		if (a && fd < a->n && atomic_load(slot_at(a, fd)) == SFS_FD_INTERNAL)
+			atomic_store(slot_at(a, fd), NULL);
 	}
-	sfs_mutex_unlock(&table_lock);
+	unlock_fd(fd);
 }
 
 void sfs_fd_set_dsync(int fd, bool dsync)
 {
-	if (fd < 0)
+	if (fd < 0 || (dsync && !covered(fd)))
 		return;
-	sfs_mutex_lock(&table_lock);
+	lock_fd(fd);
 	struct fd_array *a = atomic_load(&table);
-	struct sfs_file *cur = a && fd < a->n ? atomic_load(&a->slot[fd]) : NULL;
+	struct sfs_file *cur = a && fd < a->n ? atomic_load(slot_at(a, fd)) : NULL;
 	if (dsync && !cur)
 		set_slot(fd, SFS_FD_DSYNC, NULL);
 	else if (!dsync && cur == SFS_FD_DSYNC)
-		atomic_store(&a->slot[fd], NULL);
-	sfs_mutex_unlock(&table_lock);
+		atomic_store(slot_at(a, fd), NULL);
+	unlock_fd(fd);
 }
 
 int sfs_fd_limit(void)
@@ -236,7 +298,8 @@ int sfs_fd_limit(void)
 
 void sfs_fd_reset(bool dsync)
 {
-	pthread_mutex_init(&table_lock, NULL);
+	for (int i = 0; i < STRIPES; i++)
+		pthread_mutex_init(&stripes[i].m, NULL);
 	struct fd_array *a = atomic_load(&table);
 	for (int i = 0; a && i < a->n; i++) {
 		struct sfs_file *f = atomic_load(&a->slot[i]);
@@ -252,13 +315,13 @@ void sfs_fd_reset(bool dsync)
 
 static void set_pending(int fd, struct pend_id id)
 {
-	if (fd < 0)
+	if (fd < 0 || !covered(fd))
 		return;
 	struct sfs_file *old = NULL;
-	sfs_mutex_lock(&table_lock);
-	if (set_slot(fd, pend(0, 0), &old))
-		atomic_load(&table)->ids[fd] = id;
-	sfs_mutex_unlock(&table_lock);
+	lock_fd(fd);
+	set_slot(fd, pend(0, 0), &old);
+	*id_at(atomic_load(&table), fd) = id;
+	unlock_fd(fd);
 	drop_stale(old);
 }
 
@@ -277,7 +340,7 @@ enum sfs_fd_kind sfs_fd_kind(int fd)
 	struct fd_array *a = atomic_load_explicit(&table, memory_order_acquire);
 	if (fd < 0 || !a || fd >= a->n)
 		return SFS_FD_KIND_KERNEL;
-	struct sfs_file *v = atomic_load_explicit(&a->slot[fd], memory_order_acquire);
+	struct sfs_file *v = atomic_load_explicit(slot_at(a, fd), memory_order_acquire);
 	return is_pending(v)		      ? SFS_FD_KIND_PENDING :
 	       (uintptr_t)v > SFS_FD_MARK_MAX ? SFS_FD_KIND_MANAGED :
 						SFS_FD_KIND_KERNEL;
@@ -288,11 +351,11 @@ bool sfs_fd_any_pending(void)
 	return atomic_load_explicit(&npending, memory_order_relaxed) > 0;
 }
 
-/* Caller holds table_lock: fd's slot, or NULL past the array. */
+/* Caller holds fd's lock: fd's slot, or NULL past the array. */
 static _Atomic(struct sfs_file *) *slot_locked(int fd)
 {
 	struct fd_array *a = atomic_load(&table);
-	return fd >= 0 && a && fd < a->n ? &a->slot[fd] : NULL;
+	return fd >= 0 && a && fd < a->n ? slot_at(a, fd) : NULL;
 }
 
 enum sfs_pending_step sfs_fd_pending_begin(int fd)
@@ -300,7 +363,7 @@ enum sfs_pending_step sfs_fd_pending_begin(int fd)
 	for (;;) {
 		enum sfs_pending_step step = SFS_PENDING_NO;
 		bool wait = false;
-		sfs_mutex_lock(&table_lock);
+		lock_fd(fd);
 		_Atomic(struct sfs_file *) *slot = slot_locked(fd);
 		struct sfs_file *v = slot ? atomic_load(slot) : NULL;
 		if (v == PROMOTING) {
@@ -318,7 +381,7 @@ enum sfs_pending_step sfs_fd_pending_begin(int fd)
 				wait = true; /* as many callers as the mark counts */
 			}
 		}
-		sfs_mutex_unlock(&table_lock);
+		unlock_fd(fd);
 		if (!wait)
 			return step;
 		sched_yield();
@@ -328,76 +391,78 @@ enum sfs_pending_step sfs_fd_pending_begin(int fd)
 void sfs_fd_pending_end(int fd)
 {
 	int saved = errno;
-	sfs_mutex_lock(&table_lock);
+	lock_fd(fd);
 	_Atomic(struct sfs_file *) *slot = slot_locked(fd);
 	struct sfs_file *v = slot ? atomic_load(slot) : NULL;
 	/* The mark may be gone (the descriptor closed meanwhile). */
 	if (is_pending(v) && v != PROMOTING && inflight_of(v) > 0)
 		store_slot(slot, v, (struct sfs_file *)((uintptr_t)v - 1));
-	sfs_mutex_unlock(&table_lock);
+	unlock_fd(fd);
 	errno = saved;
 }
 
 bool sfs_fd_pending_may_be(int fd, dev_t dev, ino_t ino)
 {
-	sfs_mutex_lock(&table_lock);
+	lock_fd(fd);
 	struct fd_array *a = atomic_load(&table);
-	bool same = fd >= 0 && a && fd < a->n &&
-		    (!a->ids[fd].known || (a->ids[fd].dev == dev && a->ids[fd].ino == ino));
-	sfs_mutex_unlock(&table_lock);
+	bool same =
+		fd >= 0 && a && fd < a->n &&
+		(!id_at(a, fd)->known || (id_at(a, fd)->dev == dev && id_at(a, fd)->ino == ino));
+	unlock_fd(fd);
 	return same;
 }
 
 void sfs_fd_pending_identify(int fd, dev_t dev, ino_t ino)
 {
-	sfs_mutex_lock(&table_lock);
+	lock_fd(fd);
 	_Atomic(struct sfs_file *) *slot = slot_locked(fd);
 	struct pend_id *id =
-		slot && is_pending(atomic_load(slot)) ? &atomic_load(&table)->ids[fd] : NULL;
+		slot && is_pending(atomic_load(slot)) ? id_at(atomic_load(&table), fd) : NULL;
 	if (id && !id->known)
 		*id = (struct pend_id){.dev = dev, .ino = ino, .known = true, .synced = id->synced};
-	sfs_mutex_unlock(&table_lock);
+	unlock_fd(fd);
 }
 
 void sfs_fd_pending_synced(int fd)
 {
-	sfs_mutex_lock(&table_lock);
+	lock_fd(fd);
 	_Atomic(struct sfs_file *) *slot = slot_locked(fd);
 	if (slot && is_pending(atomic_load(slot)))
-		atomic_load(&table)->ids[fd].synced = true;
-	sfs_mutex_unlock(&table_lock);
+		id_at(atomic_load(&table), fd)->synced = true;
+	unlock_fd(fd);
 }
 
 bool sfs_fd_pending_was_synced(int fd)
 {
-	sfs_mutex_lock(&table_lock);
+	lock_fd(fd);
 	_Atomic(struct sfs_file *) *slot = slot_locked(fd);
-	bool synced = slot && is_pending(atomic_load(slot)) && atomic_load(&table)->ids[fd].synced;
-	sfs_mutex_unlock(&table_lock);
+	bool synced =
+		slot && is_pending(atomic_load(slot)) && id_at(atomic_load(&table), fd)->synced;
+	unlock_fd(fd);
 	return synced;
 }
 
 bool sfs_fd_pending_claim(int fd)
 {
 	bool ok = false;
-	sfs_mutex_lock(&table_lock);
+	lock_fd(fd);
 	_Atomic(struct sfs_file *) *slot = slot_locked(fd);
 	struct sfs_file *v = slot ? atomic_load(slot) : NULL;
 	if (is_pending(v) && v != PROMOTING && inflight_of(v) == 0) {
 		store_slot(slot, v, PROMOTING);
 		ok = true;
 	}
-	sfs_mutex_unlock(&table_lock);
+	unlock_fd(fd);
 	return ok;
 }
 
 void sfs_fd_promoted(int fd)
 {
-	sfs_mutex_lock(&table_lock);
+	lock_fd(fd);
 	_Atomic(struct sfs_file *) *slot = slot_locked(fd);
 	if (slot && atomic_load(slot) == PROMOTING)
 		store_slot(slot, PROMOTING, NULL);
-	sfs_mutex_unlock(&table_lock);
+	unlock_fd(fd);
 }
 
 void sfs_fd_pending_forget(int fd)
@@ -405,13 +470,13 @@ void sfs_fd_pending_forget(int fd)
 	if (sfs_fd_kind(fd) != SFS_FD_KIND_PENDING)
 		return; /* the common case, without the lock */
 	for (;;) {
-		sfs_mutex_lock(&table_lock);
+		lock_fd(fd);
 		_Atomic(struct sfs_file *) *slot = slot_locked(fd);
 		struct sfs_file *v = slot ? atomic_load(slot) : NULL;
 		bool wait = v == PROMOTING;
 		if (!wait && is_pending(v))
 			store_slot(slot, v, NULL); /* calls in flight end without it */
-		sfs_mutex_unlock(&table_lock);
+		unlock_fd(fd);
 		if (!wait)
 			return;
 		sched_yield();
@@ -442,7 +507,7 @@ void sfs_fd_foreach_pending(bool (*fn)(int fd, void *arg), void *arg)
 	int limit = sfs_fd_limit();
 	for (int fd = 0; fd < limit && sfs_fd_any_pending(); fd++) {
 		struct fd_array *a = atomic_load_explicit(&table, memory_order_acquire);
-		struct sfs_file *v = a && fd < a->n ? atomic_load(&a->slot[fd]) : NULL;
+		struct sfs_file *v = a && fd < a->n ? atomic_load(slot_at(a, fd)) : NULL;
 		if (is_pending(v) && v != PROMOTING && !fn(fd, arg))
 			return;
 	}
@@ -457,12 +522,12 @@ static bool forgettable(const struct sfs_file *v)
 void sfs_fd_forget_mark(int fd)
 {
 	struct fd_array *a = atomic_load_explicit(&table, memory_order_acquire);
-	if (fd < 0 || !a || fd >= a->n || !forgettable(atomic_load(&a->slot[fd])))
+	if (fd < 0 || !a || fd >= a->n || !forgettable(atomic_load(slot_at(a, fd))))
 		return; /* the common case: nothing, or a managed file */
-	sfs_mutex_lock(&table_lock);
+	lock_fd(fd);
 	_Atomic(struct sfs_file *) *slot = slot_locked(fd);
 	struct sfs_file *v = slot ? atomic_load(slot) : NULL;
 	if (forgettable(v))
 		store_slot(slot, v, NULL);
-	sfs_mutex_unlock(&table_lock);
+	unlock_fd(fd);
 }

@@ -8,10 +8,16 @@
  *  - a reader, then a writer of the same file in the same process that
  *    appends: the reader reads the appends and sees the new size;
  *  - threads reading one descriptor with read() at once: every block read
- *    by exactly one of them, none twice, none lost. */
+ *    by exactly one of them, none twice, none lost;
+ *  - threads each opening, reading and closing a file of its own over and
+ *    over (a server of small files), while another makes descriptors past
+ *    the library's table so that it grows under them: every read returns
+ *    its file's block. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -160,11 +166,113 @@ static void threads_share(const char *dir)
 	}
 }
 
+#define OWN_THREADS 6
+#define OWN_BLOCKS 4
+#define OWN_ROUNDS 3000
+
+struct own {
+	char *path;
+	unsigned seed;
+	int bad;
+	atomic_int *done;
+};
+
+static void *read_own(void *arg)
+{
+	struct own *o = arg;
+	unsigned char b[BLOCK];
+	for (int r = 0; r < OWN_ROUNDS; r++) {
+		int fd = open(o->path, O_RDONLY);
+		int i = r % OWN_BLOCKS;
+		if (fd < 0 || pread(fd, b, BLOCK, (off_t)i * BLOCK) != BLOCK ||
+		    !block_ok(b, i, o->seed))
+			o->bad++;
+		if (fd >= 0 && close(fd) != 0)
+			o->bad++;
+	}
+	atomic_fetch_add(o->done, 1);
+	return NULL;
+}
+
+/* Until every reader is done: descriptors at ever higher numbers (a dup
+ * of a read-only descriptor of a file on the managed file system, which
+ * the library marks), each past the last, then closed. */
+struct grower {
+	char *path;
+	atomic_int *done;
+	int top, bad;
+};
+
+static void *grow_table(void *arg)
+{
+	struct grower *g = arg;
+	int fd = open(g->path, O_RDONLY);
+	if (fd < 0) {
+		g->bad++;
+		return NULL;
+	}
+	for (int at = 1100; atomic_load(g->done) < OWN_THREADS; at = at * 3 / 2) {
+		if (at >= g->top)
+			at = 1100;
+		int d = fcntl(fd, F_DUPFD, at);
+		unsigned char b[BLOCK];
+		if (d < at || pread(d, b, BLOCK, 0) != BLOCK || !block_ok(b, 0, 40))
+			g->bad++;
+		if (d >= 0)
+			close(d);
+	}
+	close(fd);
+	return NULL;
+}
+
+static void own_files(const char *dir)
+{
+	struct rlimit rl;
+	T_REQUIRE(getrlimit(RLIMIT_NOFILE, &rl) == 0, "getrlimit");
+	if (rl.rlim_cur < rl.rlim_max && rl.rlim_cur < 8192) {
+		rl.rlim_cur = rl.rlim_max < 8192 ? rl.rlim_max : 8192;
+		setrlimit(RLIMIT_NOFILE, &rl);
+		getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	atomic_int done = 0;
+	struct own o[OWN_THREADS];
+	pthread_t t[OWN_THREADS + 1];
+	for (int k = 0; k < OWN_THREADS; k++) {
+		char name[32];
+		snprintf(name, sizeof(name), "own.%d", k);
+		o[k] = (struct own){
+			.path = strdup(t_path(dir, name)), .seed = 10 + (unsigned)k, .done = &done};
+		make_file(o[k].path, OWN_BLOCKS, o[k].seed);
+	}
+	struct grower g = {
+		.path = strdup(t_path(dir, "grow")), .done = &done, .top = (int)rl.rlim_cur};
+	make_file(g.path, 1, 40);
+	/* Without room past 1100 the table only grows at start: the readers
+	 * still race each other. */
+	bool grows = rl.rlim_cur > 2048;
+	for (int k = 0; k < OWN_THREADS; k++)
+		T_REQUIRE(pthread_create(&t[k], NULL, read_own, &o[k]) == 0, "thread");
+	if (grows)
+		T_REQUIRE(pthread_create(&t[OWN_THREADS], NULL, grow_table, &g) == 0, "thread");
+	for (int k = 0; k < OWN_THREADS + grows; k++)
+		pthread_join(t[k], NULL);
+	for (int k = 0; k < OWN_THREADS; k++)
+		T_CHECK(!o[k].bad,
+			"thread %d: %d of %d open, read or close calls failed or read "
+			"another file's bytes",
+			k, o[k].bad, OWN_ROUNDS);
+	T_CHECK(!g.bad, "%d descriptors past the table went wrong", g.bad);
+	for (int k = 0; k < OWN_THREADS; k++)
+		free(o[k].path);
+	free(g.path);
+}
+
 int main(int argc, char **argv)
 {
 	T_REQUIRE(argc == 2, "usage: pending_reads DIR");
 	one_reader(argv[1]);
 	reader_then_writer(argv[1]);
 	threads_share(argv[1]);
+	own_files(argv[1]);
 	return t_result();
 }

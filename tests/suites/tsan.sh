@@ -21,7 +21,7 @@
 # TSAN_TEST_TIMEOUT (seconds per test, default 180).
 . "$(dirname "$0")/../lib.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-TESTS=${TSAN_TESTS:-threads cwd_threads lograce torn_reads dsync_stripes twoproc_append kfd_swap pending_writes}
+TESTS=${TSAN_TESTS:-threads cwd_threads lograce torn_reads dsync_stripes twoproc_append kfd_swap pending_writes pending_reads}
 # tests/run.sh tsan NAME...: some of TESTS.
 sfs_tests $TESTS
 t=$TESTS TESTS=
