@@ -49,11 +49,6 @@ static _Atomic(struct sfs_file *) *slot_at(struct fd_array *a, int fd)
 	return &a->slot[slot_index(a, fd)];
 }
 
-static struct pend_id *id_at(struct fd_array *a, int fd)
-{
-	return &a->ids[fd];
-}
-
 static _Atomic(struct fd_array *) table;
 static atomic_int high_water;
 
@@ -320,7 +315,7 @@ static void set_pending(int fd, struct pend_id id)
 	struct sfs_file *old = NULL;
 	lock_fd(fd);
 	set_slot(fd, pend(0, 0), &old);
-	*id_at(atomic_load(&table), fd) = id;
+	atomic_load(&table)->ids[fd] = id;
 	unlock_fd(fd);
 	drop_stale(old);
 }
@@ -405,9 +400,8 @@ bool sfs_fd_pending_may_be(int fd, dev_t dev, ino_t ino)
 {
 	lock_fd(fd);
 	struct fd_array *a = atomic_load(&table);
-	bool same =
-		fd >= 0 && a && fd < a->n &&
-		(!id_at(a, fd)->known || (id_at(a, fd)->dev == dev && id_at(a, fd)->ino == ino));
+	bool same = fd >= 0 && a && fd < a->n &&
+		    (!a->ids[fd].known || (a->ids[fd].dev == dev && a->ids[fd].ino == ino));
 	unlock_fd(fd);
 	return same;
 }
@@ -417,7 +411,7 @@ void sfs_fd_pending_identify(int fd, dev_t dev, ino_t ino)
 	lock_fd(fd);
 	_Atomic(struct sfs_file *) *slot = slot_locked(fd);
 	struct pend_id *id =
-		slot && is_pending(atomic_load(slot)) ? id_at(atomic_load(&table), fd) : NULL;
+		slot && is_pending(atomic_load(slot)) ? &atomic_load(&table)->ids[fd] : NULL;
 	if (id && !id->known)
 		*id = (struct pend_id){.dev = dev, .ino = ino, .known = true, .synced = id->synced};
 	unlock_fd(fd);
@@ -428,7 +422,7 @@ void sfs_fd_pending_synced(int fd)
 	lock_fd(fd);
 	_Atomic(struct sfs_file *) *slot = slot_locked(fd);
 	if (slot && is_pending(atomic_load(slot)))
-		id_at(atomic_load(&table), fd)->synced = true;
+		atomic_load(&table)->ids[fd].synced = true;
 	unlock_fd(fd);
 }
 
@@ -436,8 +430,7 @@ bool sfs_fd_pending_was_synced(int fd)
 {
 	lock_fd(fd);
 	_Atomic(struct sfs_file *) *slot = slot_locked(fd);
-	bool synced =
-		slot && is_pending(atomic_load(slot)) && id_at(atomic_load(&table), fd)->synced;
+	bool synced = slot && is_pending(atomic_load(slot)) && atomic_load(&table)->ids[fd].synced;
 	unlock_fd(fd);
 	return synced;
 }
