@@ -8,7 +8,9 @@
  * threads of one process, once with threads whose writes overlap (then
  * every unit of the file must also end as one write's; the file is
  * fsynced first, so that in sync mode its overwrites take the unlocked
- * path), once with two writer and two reader processes.
+ * path), once with two writer and two reader processes, and once more with
+ * readers that open the file for each read (a descriptor's first reads are
+ * the kernel's, without an inode: src/fs/fdtable.h).
  * Knobs: TORN_READS (reads per run, default 1000000), TORN_SECONDS (time
  * cap per run, default 4). */
 #define _GNU_SOURCE
@@ -39,7 +41,8 @@ struct shared {
 static int fd;
 static struct shared *sh;
 static long want_reads;
-static bool overlap; /* writers write any unit, not only their own */
+static bool overlap;	   /* writers write any unit, not only their own */
+static const char *reopen; /* readers open this path for each read (pending reads) */
 static double max_seconds;
 
 static double now(void)
@@ -100,22 +103,25 @@ static void reader(int id)
 		off_t off = (off_t)u * UNIT;
 		size_t len = UNIT;
 		ssize_t r;
+		int rfd = reopen ? open(reopen, O_RDONLY) : fd;
 		switch (n % 3) {
 		case 0:
-			r = pread(fd, buf, UNIT, off);
+			r = pread(rfd, buf, UNIT, off);
 			break;
 		case 1: {
 			struct iovec v[3] = {{buf, 1000},
 					     {(char *)buf + 1000, 5000},
 					     {(char *)buf + 6000, UNIT - 6000}};
-			r = preadv(fd, v, 3, off);
+			r = preadv(rfd, v, 3, off);
 			break;
 		}
 		default:
 			len = UNIT / 2;
-			r = pread(fd, buf, len, off + (off_t)(n % 2) * UNIT / 2);
+			r = pread(rfd, buf, len, off + (off_t)(n % 2) * UNIT / 2);
 			break;
 		}
+		if (reopen)
+			close(rfd);
 		char what[160];
 		if (r != (ssize_t)len) {
 			atomic_fetch_add(&sh->errors, 1);
@@ -207,11 +213,12 @@ static void with_threads(const char *dir, bool any_unit)
 /* The same with processes: each opens the file itself (a forked child
  * would share the parent's open file; here each has its own, as two
  * programs would). */
-static void with_processes(const char *dir)
+static void with_processes(const char *dir, bool fresh_reads)
 {
 	setup(dir, "torn.procs", false);
 	close(fd);
 	const char *path = t_path(dir, "torn.procs");
+	reopen = fresh_reads ? path : NULL;
 	pid_t pid[4];
 	for (int i = 0; i < 4; i++) {
 		pid[i] = fork();
@@ -230,7 +237,8 @@ static void with_processes(const char *dir)
 		T_CHECK(waitpid(pid[i], &st, 0) == pid[i] && WIFEXITED(st) && WEXITSTATUS(st) == 0,
 			"process %d ended with status %#x", i, st);
 	}
-	report("processes");
+	report(fresh_reads ? "processes, a fresh open for each read" : "processes");
+	reopen = NULL;
 }
 
 int main(int argc, char **argv)
@@ -244,6 +252,7 @@ int main(int argc, char **argv)
 	with_threads(argv[1], false);
 	with_threads(argv[1], true);
 	overlap = false;
-	with_processes(argv[1]);
+	with_processes(argv[1], false);
+	with_processes(argv[1], true);
 	return t_result();
 }
