@@ -20,6 +20,7 @@
 #include "fs/lease.h"
 #include "fs/logged.h"
 #include "fs/process.h"
+#include "fs/share.h"
 #include "oplog/oplog.h"
 #include "oplog/libsys.h"
 #include "oplog/recover.h"
@@ -152,6 +153,7 @@ static void do_init(void)
 	sfs_census_attach();
 	recover_dead();
 	sfs_census_settle();
+	sfs_share_attach();
 	sfs_protect_init();
 	sfs_guard_install();
 	sfs_signals_install(sfs_flush_before_exit);
@@ -195,6 +197,7 @@ __attribute__((destructor)) static void splitfs_dtor(void)
 	/* What is still staged goes to the kernel, as a plain write would have;
 	 * later writes (other destructors) go straight to the kernel. */
 	sfs_flush_all();
+	sfs_share_exit(); /* its stores end here: its sessions stop counting */
 	sfs_demote_fds(false);
 	sfs_lease_drop_all(); /* cached inodes */
 	sfs_oplog_close(true);

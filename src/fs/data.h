@@ -46,6 +46,10 @@ ssize_t sfs_inode_pwrite(struct sfs_inode *in, const void *buf, size_t n, int64_
 ssize_t sfs_inode_pwritev(struct sfs_inode *in, const struct iovec *iov, int cnt, int64_t off,
 			  bool append, int64_t *at);
 
+/* The inode's sharing session (share.h) ends, if it has one: the file is
+ * leased again, or the inode goes. Caller holds the lock. */
+void sfs_inode_share_end_locked(struct sfs_inode *in);
+
 /* Gives the window's space reservation back (it was relinked or dropped).
  * Caller holds the lock. */
 void sfs_inode_unreserve_locked(struct sfs_inode *in);

@@ -353,7 +353,7 @@ static _Atomic(struct sfs_file *) *slot_locked(int fd)
 	return fd >= 0 && a && fd < a->n ? slot_at(a, fd) : NULL;
 }
 
-enum sfs_pending_step sfs_fd_pending_begin(int fd)
+enum sfs_pending_step sfs_fd_pending_begin(int fd, bool promote)
 {
 	for (;;) {
 		enum sfs_pending_step step = SFS_PENDING_NO;
@@ -365,9 +365,11 @@ enum sfs_pending_step sfs_fd_pending_begin(int fd)
 			wait = true;
 		} else if (is_pending(v)) {
 			unsigned ops = ops_of(v), inflight = inflight_of(v);
-			if (ops >= SFS_FD_PENDING_OPS && inflight == 0) {
+			if ((promote || ops >= SFS_FD_PENDING_OPS) && inflight == 0) {
 				store_slot(slot, v, PROMOTING);
 				step = SFS_PENDING_PROMOTE;
+			} else if (promote) {
+				wait = true; /* for the kernel calls in flight */
 			} else if (inflight + 1 < PEND_SLOTS) {
 				ops = ops < SFS_FD_PENDING_OPS ? ops + 1 : ops;
 				store_slot(slot, v, pend(ops, inflight + 1));

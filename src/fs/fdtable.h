@@ -87,8 +87,9 @@ enum sfs_pending_step {
 /* A read or write of fd begins. Counts it, unless this is the call that
  * manages the descriptor: no kernel call on it may be running then (it
  * would move the open file's offset, or its size, after the library took
- * them), and other callers wait. */
-enum sfs_pending_step sfs_fd_pending_begin(int fd);
+ * them), and other callers wait. promote: this call manages it, whatever
+ * its count (no kernel call may be made for it now: fs/share.h). */
+enum sfs_pending_step sfs_fd_pending_begin(int fd, bool promote);
 
 /* A SFS_PENDING_KERNEL call has returned. Preserves errno. */
 void sfs_fd_pending_end(int fd);

@@ -508,14 +508,29 @@ void sfs_kview_begin(struct sfs_kview *kv, int fd, bool uses_pos)
 {
 	kv->fd = fd;
 	kv->uses_pos = uses_pos;
+	kv->holding = false;
 	kv->f = sfs_g.active ? sfs_fd_get(fd) : NULL;
 	if (kv->f)
 		sfs_kview_begin_file(kv);
 }
 
+void sfs_kview_hold_fallocate(struct sfs_kview *kv, int mode, int64_t off, int64_t len)
+{
+	if (!kv->f || sfs_inode_leased(kv->f->inode) || off < 0 || len <= 0)
+		return;
+	struct sfs_inode *in = kv->f->inode;
+	if (mode & (FALLOC_FL_COLLAPSE_RANGE | FALLOC_FL_INSERT_RANGE))
+		len = INT64_MAX - off; /* every block from off on moves */
+	else if (!(mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)))
+		return; /* allocation only: no byte changes */
+	kv->holding = sfs_share_lock(in->dev, in->ino, off, (uint64_t)len, &kv->held) == 0;
+}
+
 void sfs_kview_end(struct sfs_kview *kv)
 {
 	struct sfs_file *f = kv->f;
+	if (kv->holding)
+		sfs_share_unlock(&kv->held);
 	if (!f)
 		return;
 	int saved = errno;

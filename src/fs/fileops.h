@@ -12,6 +12,7 @@
 #include <sys/uio.h>
 
 #include "file.h"
+#include "share.h"
 
 /* After the kernel opened fd with flags (O_CLOEXEC included as asked):
  * manage it if it is a regular file on the managed file system. Preserves
@@ -51,9 +52,18 @@ struct sfs_kview {
 	struct sfs_file *f;
 	int fd;
 	bool uses_pos;
+	bool holding; /* the blocks below, of a file other processes share */
+	struct sfs_share_span held;
 };
 void sfs_kview_begin(struct sfs_kview *kv, int fd, bool uses_pos);
 void sfs_kview_end(struct sfs_kview *kv);
+
+/* Between the two: the kernel's fallocate(mode, off, len) is about to
+ * change bytes of the file (punch, zero, collapse, insert): if it is not
+ * leased, the locks of those blocks (of every block from off on when the
+ * call moves them) are held until sfs_kview_end, so that no store of
+ * another library process mixes with the change (share.h). */
+void sfs_kview_hold_fallocate(struct sfs_kview *kv, int mode, int64_t off, int64_t len);
 
 /* Whether [buf, buf+n) can be a user buffer at all (the kernel's
  * access_ok): false gives EFAULT before anything else happens. */

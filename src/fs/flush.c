@@ -11,6 +11,7 @@
 #include "../relink/relink.h"
 #include "../util/stats.h"
 #include "lease.h"
+#include "share.h"
 #include "logged.h"
 #include "process.h"
 #include "../oplog/oplog.h"
@@ -164,10 +165,18 @@ int sfs_inode_truncate(struct sfs_inode *in, int fd, const char *path, int64_t l
 		 * and is retired once the kernel's truncation is durable. */
 		bool logged =
 			sfs_oplog_on() && sfs_oplog_truncate(&in->log, in->kfd, in->ino, len) == 0;
+		/* Under the lock of the new last block, which a store of another
+		 * library process looks the size up under (share.h): no store
+		 * lands past the new end in that block, where it would be lost
+		 * (a store into a page past it faults, and is the kernel's). */
+		struct sfs_share_span sp;
+		int locked = len >= 0 ? sfs_share_lock(in->dev, in->ino, len, 1, &sp) : -ENOSYS;
 		int r = (fd >= 0 ? sfs_real.ftruncate(fd, len) : sfs_real.truncate(path, len)) ==
 					0 ?
 				0 :
 				-errno;
+		if (locked == 0)
+			sfs_share_unlock(&sp);
 		if (logged) { /* durable (its fdatasync), or refused: not to be replayed */
 			int c = sfs_inode_log_commit(in);
 			if (!r)

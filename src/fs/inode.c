@@ -103,6 +103,7 @@ static void destroy(struct sfs_inode *in)
 	if (in->log.logged)
 		sfs_inode_log_commit(in);
 	sfs_inode_unreserve_locked(in);
+	sfs_inode_share_end_locked(in);
 	sfs_inode_unlock(in);
 	if (atomic_load(&in->staged))
 		sfs_inode_staged_changed(-1);

@@ -113,6 +113,15 @@ struct sfs_inode {
 	int64_t lease_retry_at; /* ns (monotonic): not before */
 	int64_t lease_backoff;
 
+	/* A sharing session (share.h): while the file is not leased, POSIX-
+	 * mode overwrites are stores (data.c: overwrite_shared). Set under the
+	 * lock; ended when the lease comes back or the inode goes. share_never:
+	 * the file is not the user's alone to write; share_retry_at: ns
+	 * (monotonic) before which a refused session is not asked for again. */
+	atomic_bool share;
+	bool share_never;
+	int64_t share_retry_at;
+
 	_Atomic int64_t ksize; /* size of the kernel file as this process left it */
 	_Atomic int64_t size;  /* logical size, including staged bytes */
 	_Atomic int64_t base;  /* start of the staging window (valid when staged) */

@@ -246,17 +246,19 @@ bool sfs_lease_take_locked(struct sfs_inode *in, bool force)
 	atomic_store(&in->wr_next, -1);
 	atomic_store_explicit(&in->t_populated, 0, memory_order_relaxed);
 	atomic_store_explicit(&in->leased, true, memory_order_release);
+	/* Nobody else has the file open now: no store to order with others. */
+	sfs_inode_share_end_locked(in);
 	sfs_stat_event(SFS_EV_leases, 1);
 	return true;
 }
 
-bool sfs_lease_try(struct sfs_inode *in)
+bool sfs_lease_try(struct sfs_inode *in, bool force)
 {
 	if (in->lease_never)
 		return false;
 	if (!sfs_inode_trylock(in))
 		return false; /* a writer is busy: the next operation tries */
-	bool ok = sfs_lease_take_locked(in, false);
+	bool ok = sfs_lease_take_locked(in, force);
 	sfs_inode_unlock(in);
 	return ok;
 }

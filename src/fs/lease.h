@@ -60,8 +60,9 @@ bool sfs_lease_take_locked(struct sfs_inode *in, bool force);
  * inode's next data operation asks for the lease. */
 void sfs_lease_due(struct sfs_inode *in);
 
-/* The same from a path that does not hold the lock (readers). */
-bool sfs_lease_try(struct sfs_inode *in);
+/* The same from a path that does not hold the lock (readers, the stores
+ * of a sharing session: force, as they are rate-limited already). */
+bool sfs_lease_try(struct sfs_inode *in, bool force);
 
 /* Lets go of the lease: relinks the staged window, retires the log records
  * (sync, strict), stops serving from user space, releases the lease.

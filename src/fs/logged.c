@@ -24,6 +24,7 @@
 #include "flush.h"
 #include "inode.h"
 #include "lease.h"
+#include "share.h"
 
 /* Sync mode sends writes this large straight to the file with fdatasync
  * (not atomic, which sync mode does not promise) instead of copying them
@@ -88,6 +89,21 @@ static ssize_t write_at(int fd, const char *data, size_t n, int64_t off, int fla
 	return (ssize_t)n;
 }
 
+/* write_at on the library's descriptor; for a file that is not leased,
+ * under the locks of its blocks, as every kernel write of such a file by
+ * a library process (share.h: a store of another process's sharing
+ * session does not mix with it, and its readers see it whole). */
+static ssize_t write_kfd(struct sfs_inode *in, const char *data, size_t n, int64_t off, int flags)
+{
+	struct sfs_share_span sp;
+	int locked = n && !sfs_inode_leased(in) ? sfs_share_lock(in->dev, in->ino, off, n, &sp) :
+						  -ENOSYS;
+	ssize_t w = write_at(in->kfd, data, n, off, flags);
+	if (locked == 0)
+		sfs_share_unlock(&sp);
+	return w;
+}
+
 /* Puts the bytes into the file's page cache with pwrite: unlike a store
  * through a mapping, it dirties only the blocks it changes, and every
  * logged file is fsynced at the next checkpoint (see small_syncs in
@@ -103,7 +119,7 @@ static ssize_t apply(struct sfs_inode *in, const char *data, size_t n, int64_t o
 {
 	if (sfs_oplog_dax() && in->writable && sfs_inode_leased(in))
 		return sfs_inode_write_locked(in, data, n, off);
-	ssize_t w = write_at(in->kfd, data, n, off, 0);
+	ssize_t w = write_kfd(in, data, n, off, 0);
 	int64_t end = off + SFS_MAX(w, (ssize_t)0);
 	if (end > atomic_load(&in->ksize)) {
 		atomic_store(&in->ksize, end);
@@ -307,7 +323,7 @@ ssize_t sfs_logged_pwritev(struct sfs_inode *in, const struct iovec *iov, int cn
 	}
 	if (!nolog && overwrite_direct(in, n, off)) {
 		sfs_stat_event(SFS_EV_dsync_overwrites, 1);
-		ret = write_at(in->kfd, data, n, off, RWF_DSYNC);
+		ret = write_kfd(in, data, n, off, RWF_DSYNC);
 		release(n);
 		return ret;
 	}

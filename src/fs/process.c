@@ -25,6 +25,7 @@
 #include "forkwatch.h"
 #include "lease.h"
 #include "logged.h"
+#include "share.h"
 #include "../oplog/oplog.h"
 #include "../util/signals.h"
 #include "kernel_files.h"
@@ -247,6 +248,7 @@ void sfs_atfork_child(void)
 	sfs_lease_reset_child();
 	sfs_threads_reset_child();
 	sfs_signals_reset_child();
+	sfs_share_reset_child();  /* the parent's slot and sessions are not ours */
 	sfs_pmem_learn_unclaim(); /* the parent's learner is not ours */
 	sfs_stats_reset();
 }

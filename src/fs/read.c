@@ -18,6 +18,7 @@
 #include "data.h"
 #include "lease.h"
 #include "mapcopy.h"
+#include "share.h"
 
 /* The kernel's answer to a read, under the writer lock, once the kernel's
  * view is complete: after a fault on the application's buffer or a mapping
@@ -43,19 +44,54 @@ static ssize_t kernel_preadv(struct sfs_inode *in, const struct iovec *iov, int 
 	return r;
 }
 
-/* A read of a file that is not leased: the kernel's, from the kernel's
- * size (another process may be changing the file), in one call. */
-static ssize_t unleased_preadv(struct sfs_inode *in, const struct iovec *iov, int cnt, int64_t off)
+/* Copies a read may make before it reads under the lock instead: far more
+ * than a reader meets unless a writer keeps rewriting the same blocks. */
+#define READ_TRIES 256
+
+/* One preadv of a file that is not leased. In a read section: a swap of
+ * kfd (sfs_inode_set_kfd, with the barrier closed) waits for the read,
+ * which never reads through a descriptor the swap closed (or its number,
+ * reused). */
+static ssize_t kfd_preadv(struct sfs_inode *in, const struct iovec *iov, int cnt, int64_t off)
 {
-	sfs_stat_event(SFS_EV_unleased_ops, 1);
-	/* In a read section: a swap of kfd (sfs_inode_set_kfd, with the
-	 * barrier closed) waits for the read, which never reads through a
-	 * descriptor the swap closed (or its number, reused). */
 	sfs_read_enter(in);
 	ssize_t r = sfs_real.preadv(in->kfd, iov, cnt, off);
 	int err = errno;
 	sfs_read_exit(in);
 	return r < 0 ? -err : r;
+}
+
+/* A read of a file that is not leased: the kernel's, from the kernel's
+ * size (another process may be changing the file), in one call, kept only
+ * if no library process wrote its blocks meanwhile (a store of a sharing
+ * session is not ordered by the kernel's inode lock: share.h). */
+static ssize_t unleased_preadv(struct sfs_inode *in, const struct iovec *iov, int cnt, int64_t off)
+{
+	sfs_stat_event(SFS_EV_unleased_ops, 1);
+	uint64_t total = sfs_iov_total(iov, cnt);
+	struct sfs_share_span sp;
+	for (int t = 0; total && t < READ_TRIES; t++) {
+		int begun = sfs_share_read_begin(in->dev, in->ino, off, total, &sp);
+		if (begun < 0)
+			break;	  /* no table here */
+		if (begun == 0) { /* a write of the range is running */
+			if (t >= 8)
+				sfs_share_read_wait(&sp);
+			else
+				sched_yield();
+			continue;
+		}
+		ssize_t r = kfd_preadv(in, iov, cnt, off);
+		if (r <= 0 || sfs_share_read_valid(&sp))
+			return r;
+		sfs_stat_event(SFS_EV_read_retries, 1);
+	}
+	if (!total || sfs_share_lock(in->dev, in->ino, off, total, &sp) != 0)
+		return kfd_preadv(in, iov, cnt, off);
+	sfs_stat_event(SFS_EV_locked_reads, 1);
+	ssize_t r = kfd_preadv(in, iov, cnt, off);
+	sfs_share_unlock(&sp);
+	return r;
 }
 
 int64_t sfs_inode_size(struct sfs_inode *in)
@@ -81,7 +117,7 @@ read_once(struct sfs_inode *in, const struct iovec *iov, int cnt, int64_t off)
 	sfs_read_enter(in);
 	if (sfs_unlikely(!sfs_inode_leased(in))) {
 		sfs_read_exit(in);
-		if (!sfs_lease_try(in))
+		if (!sfs_lease_try(in, false))
 			return unleased_preadv(in, iov, cnt, off);
 		sfs_read_enter(in);
 		if (!sfs_inode_leased(in)) {
@@ -111,10 +147,6 @@ read_once(struct sfs_inode *in, const struct iovec *iov, int cnt, int64_t off)
 		return kernel_preadv(in, iov, cnt, off);
 	return (ssize_t)(at - off);
 }
-
-/* Copies a read may make before it reads under the lock instead: far more
- * than a reader meets unless a writer keeps rewriting the same blocks. */
-#define READ_TRIES 256
 
 /* The reads whose first copy overlapped a write (or met one running): copy
  * again until a copy saw no write of its range. */

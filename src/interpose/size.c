@@ -116,6 +116,7 @@ static int fallocate_impl(int (*real)(int, int, off_t, off_t), int fd, int mode,
 		errno = EBADF;
 		return -1;
 	}
+	sfs_kview_hold_fallocate(&kv, mode, off, len);
 	int r = (int)sfs_kernel_wrote(fd, real(fd, mode, off, len));
 	sfs_kview_end(&kv);
 	return r;

@@ -13,6 +13,7 @@
 #include "../fs/forkwatch.h"
 #include "../fs/inode.h"
 #include "../fs/metasync.h"
+#include "../fs/share.h"
 #include "../init.h"
 #include "../util/compiler.h"
 #include "../util/signals.h"
@@ -89,9 +90,15 @@ static inline struct sfs_file *sfs_wrap_data(int fd, bool write, bool *pending)
 	/* A critical section: a handler that reads the descriptor must not
 	 * wait for a promotion it interrupted. */
 	sfs_busy_enter();
-	enum sfs_pending_step step = sfs_fd_pending_begin(fd);
+	/* A pending call goes to the kernel only while no library process
+	 * stores into a file it shares (fs/share.h): otherwise it is managed,
+	 * and orders itself with those stores. */
+	bool raw = sfs_share_raw_begin();
+	enum sfs_pending_step step = sfs_fd_pending_begin(fd, !raw);
 	if (step == SFS_PENDING_PROMOTE)
 		sfs_manage_pending(fd);
+	if (raw && step != SFS_PENDING_KERNEL)
+		sfs_share_raw_end();
 	sfs_busy_exit();
 	if (step == SFS_PENDING_KERNEL) {
 		*pending = true;
@@ -105,8 +112,10 @@ static inline struct sfs_file *sfs_wrap_data(int fd, bool write, bool *pending)
 /* A kernel call sfs_wrap_data let through has returned r. */
 static inline long sfs_wrap_pending_done(int fd, bool pending, long r)
 {
-	if (pending)
+	if (pending) {
 		sfs_fd_pending_end(fd);
+		sfs_share_raw_end();
+	}
 	return r;
 }
 

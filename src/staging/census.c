@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -37,7 +38,11 @@ static_assert(sizeof(struct census_seg) == 128 && offsetof(struct census_seg, bo
 static_assert(sizeof(_Atomic int64_t) == 8 && ATOMIC_LLONG_LOCK_FREE == 2,
 	      "processes share the counter: lock-free atomics only");
 
-#define SEG_SIZE 4096
+/* The census's page, then the area the user's processes share files by
+ * (fs/share.h). A segment an older library made is one page: a process of
+ * this one grows it (fallocate below), zeros, as the area starts. */
+#define CENSUS_PAGE 4096
+#define SEG_SIZE (CENSUS_PAGE + SFS_CENSUS_SHARE_BYTES)
 #define SEG_MAGIC 0x3153555345434653ULL /* "SFCENSU1" */
 
 enum census_state {
@@ -142,7 +147,7 @@ static enum census_state attach(void)
 	/* Its page allocated now (a store into a full tmpfs would fault),
 	 * also by an opener that came before its maker's fallocate. Only a
 	 * fallocate gives it its size: a whole size means an allocated page. */
-	int rc = st.st_size >= SEG_SIZE ? 0 : sfs_real.fallocate(fd, 0, 0, SEG_SIZE);
+	int rc = st.st_size >= (off_t)SEG_SIZE ? 0 : sfs_real.fallocate(fd, 0, 0, SEG_SIZE);
 	void *m = rc == 0 ?
 			  sfs_real.mmap(NULL, SEG_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) :
 			  MAP_FAILED;
@@ -163,7 +168,8 @@ static enum census_state attach(void)
 		seg->dir_btime = self.dir_btime;
 		seg->dev = self.dev;
 		seg->dir_ino = self.dir_ino;
-		seg->magic = SEG_MAGIC;
+		/* Last, released: share_area waits for it. */
+		__atomic_store_n(&seg->magic, SEG_MAGIC, __ATOMIC_RELEASE);
 	}
 	return CENSUS_COUNTING;
 }
@@ -184,23 +190,53 @@ void sfs_census_settle(void)
 	atomic_store_explicit(&seg->ready, 1, memory_order_release);
 }
 
+/* Whether the segment is this file system's, as this library makes it;
+ * once it is, it stays so. Seen otherwise: CENSUS_UNTRUSTED. */
+static bool check_identity(void)
+{
+	if (atomic_load_explicit(&trusted, memory_order_relaxed))
+		return true;
+	if (__atomic_load_n(&seg->magic, __ATOMIC_ACQUIRE) != self.magic ||
+	    memcmp(seg->boot_id, self.boot_id, 16) != 0 || seg->dir_btime != self.dir_btime ||
+	    seg->dev != self.dev || seg->dir_ino != self.dir_ino) {
+		/* Made by something else than this library under its name. */
+		atomic_store(&state, CENSUS_UNTRUSTED);
+		return false;
+	}
+	atomic_store(&trusted, true);
+	return true;
+}
+
 bool sfs_census_clear(void)
 {
 	if (atomic_load_explicit(&state, memory_order_relaxed) != CENSUS_COUNTING)
 		return false;
-	if (!atomic_load_explicit(&trusted, memory_order_relaxed)) {
-		if (!atomic_load_explicit(&seg->ready, memory_order_acquire))
-			return false; /* its maker is still counting (or died doing so) */
-		if (seg->magic != self.magic || memcmp(seg->boot_id, self.boot_id, 16) != 0 ||
-		    seg->dir_btime != self.dir_btime || seg->dev != self.dev ||
-		    seg->dir_ino != self.dir_ino) {
-			/* Made by something else than this library under its name. */
-			atomic_store(&state, CENSUS_UNTRUSTED);
-			return false;
-		}
-		atomic_store(&trusted, true);
-	}
+	/* ready first: its maker has written the identity before it. */
+	if (!atomic_load_explicit(&trusted, memory_order_relaxed) &&
+	    (!atomic_load_explicit(&seg->ready, memory_order_acquire) || !check_identity()))
+		return false; /* its maker is still counting (or died doing so), or not ours */
 	return atomic_load_explicit(&seg->bound, memory_order_acquire) == 0;
+}
+
+void *sfs_census_share_area(bool *others_may)
+{
+	*others_may = true;
+	switch (atomic_load_explicit(&state, memory_order_acquire)) {
+	case CENSUS_NONE:
+		*others_may = false; /* nobody of this user has a segment */
+		return NULL;
+	case CENSUS_COUNTING:
+		break;
+	default:
+		return NULL;
+	}
+	/* The maker writes the identity right after it maps the segment (and
+	 * before it counts, which takes longer): a moment to see it. */
+	for (int i = 0; i < 1000 && !atomic_load_explicit(&seg->ready, memory_order_acquire) &&
+			!__atomic_load_n(&seg->magic, __ATOMIC_ACQUIRE);
+	     i++)
+		sched_yield();
+	return check_identity() ? (char *)seg + CENSUS_PAGE : NULL;
 }
 
 int sfs_census_enter(uint64_t *id)

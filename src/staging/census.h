@@ -63,6 +63,16 @@ bool sfs_census_clear(void);
  * not be bound). */
 int sfs_census_enter(uint64_t *id);
 
+/* The segment also holds what the user's library processes share files by
+ * (fs/share.h): this many bytes after the census's own page, zeros when the
+ * segment is made. */
+#define SFS_CENSUS_SHARE_BYTES (132 << 10)
+
+/* That area, or NULL: then *others_may says whether other processes of the
+ * user may use it (this process could not map the segment, or found it
+ * made by something else) or nobody can (no segment for anyone). */
+void *sfs_census_share_area(bool *others_may);
+
 /* A name that the census id counted is gone (id 0, or another census's:
  * nothing). Async-signal-safe. */
 void sfs_census_leave(uint64_t id);

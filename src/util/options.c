@@ -50,6 +50,8 @@ static const struct opt_row rows[] = {
 	 0, 0, false},
 	{"protect", "SPLITFS_PROTECT", OPT_BOOL, "0", offsetof(struct sfs_options, protect), NULL,
 	 0, 0, false},
+	{"share", "SPLITFS_SHARE", OPT_BOOL, "1", offsetof(struct sfs_options, share), NULL, 0, 0,
+	 false},
 	{"stats", "SPLITFS_STATS", OPT_BOOL, "0", offsetof(struct sfs_options, stats), NULL, 0, 0,
 	 false},
 	{"stats_file", "SPLITFS_STATS_FILE", OPT_PATH, "", offsetof(struct sfs_options, stats_file),

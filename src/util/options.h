@@ -25,6 +25,8 @@ struct sfs_options {
 	bool staging;		/* stage appends (off: appends go to the kernel;
 				 * the "split path only" point of Figure 3) */
 	bool protect;		/* file mappings read-only except inside a write */
+	bool share;		/* store into files other library processes have
+				 * open too (fs/share.h; off: the kernel writes) */
 	bool stats;
 	char stats_file[PATH_MAX];
 	bool verbose;

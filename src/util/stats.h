@@ -84,7 +84,9 @@
 	X(pending_opens)                                                                           \
 	X(pending_reads)                                                                           \
 	X(pending_writes)                                                                          \
-	X(pending_promoted)
+	X(pending_promoted)                                                                        \
+	X(share_sessions)                                                                          \
+	X(share_stores)
 /* clang-format on */
 
 enum sfs_call {
