@@ -32,9 +32,9 @@
 
 struct shared {
 	atomic_int stop;
-	atomic_long writes[4];		  /* per writer id: writes returned */
-	_Atomic uint64_t acked[BLOCKS];	  /* the last stamp whose write returned */
-	_Atomic uint64_t flying[BLOCKS];  /* a stamp whose write began */
+	atomic_long writes[4];		 /* per writer id: writes returned */
+	_Atomic uint64_t acked[BLOCKS];	 /* the last stamp whose write returned */
+	_Atomic uint64_t flying[BLOCKS]; /* a stamp whose write began */
 	atomic_long reads, torn, errors;
 	char example[160];
 };
@@ -196,8 +196,10 @@ static void round_of(const char *dir, int round)
 					(unsigned long long)want, (unsigned long long)fly);
 		}
 	}
-	T_CHECK(wrong == 0, "round %d: %d words hold neither the last acknowledged write nor the "
-			    "one in flight", round, wrong);
+	T_CHECK(wrong == 0,
+		"round %d: %d words hold neither the last acknowledged write nor the "
+		"one in flight",
+		round, wrong);
 	free(data);
 	printf("round %d: A %ld, B %ld (killed), C %ld writes; %ld reads\n", round,
 	       atomic_load(&sh->writes[1]), atomic_load(&sh->writes[2]),
