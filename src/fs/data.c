@@ -529,7 +529,7 @@ static void share_maybe(struct sfs_inode *in)
 		in->share_never = true;
 		return;
 	}
-	if (sfs_share_session_begin()) {
+	if (sfs_share_session_begin(in->dev, in->ino)) {
 		atomic_store_explicit(&in->share, true, memory_order_release);
 		sfs_stat_event(SFS_EV_share_sessions, 1);
 	} else {
@@ -541,7 +541,7 @@ void sfs_inode_share_end_locked(struct sfs_inode *in)
 {
 	if (atomic_load(&in->share)) {
 		atomic_store(&in->share, false);
-		sfs_share_session_end();
+		sfs_share_session_end(in->dev, in->ino);
 	}
 }
 

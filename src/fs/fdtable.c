@@ -408,6 +408,19 @@ bool sfs_fd_pending_may_be(int fd, dev_t dev, ino_t ino)
 	return same;
 }
 
+bool sfs_fd_pending_id(int fd, dev_t *dev, ino_t *ino)
+{
+	lock_fd(fd);
+	_Atomic(struct sfs_file *) *slot = slot_locked(fd);
+	struct pend_id id = {.known = false};
+	if (slot && is_pending(atomic_load(slot)))
+		id = atomic_load(&table)->ids[fd];
+	unlock_fd(fd);
+	*dev = id.dev;
+	*ino = id.ino;
+	return id.known;
+}
+
 void sfs_fd_pending_identify(int fd, dev_t dev, ino_t ino)
 {
 	lock_fd(fd);

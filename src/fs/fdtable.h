@@ -114,6 +114,9 @@ void sfs_fd_promoted(int fd);
  * been reused behind the library's back). */
 bool sfs_fd_pending_may_be(int fd, dev_t dev, ino_t ino);
 
+/* The file pending fd was marked with, if its identity is known. */
+bool sfs_fd_pending_id(int fd, dev_t *dev, ino_t *ino);
+
 /* Records what an fstat of pending fd showed, if it is still pending and
  * was marked without its file's identity. */
 void sfs_fd_pending_identify(int fd, dev_t dev, ino_t ino);

@@ -29,6 +29,7 @@
 #include "../util/stats.h"
 #include "logged.h"
 #include "read.h"
+#include "share.h"
 
 #ifndef RWF_NOAPPEND
 #define RWF_NOAPPEND 0x00000020
@@ -69,6 +70,21 @@ void sfs_manage_pending(int fd)
 	int saved = errno;
 	promote(fd);
 	errno = saved;
+}
+
+bool sfs_pending_may_go(int fd)
+{
+	dev_t dev;
+	ino_t ino;
+	if (!sfs_fd_pending_id(fd, &dev, &ino)) {
+		struct stat st;
+		if (sfs_fstat_quiet(fd, &st) != 0)
+			return true; /* the kernel's call answers (EBADF) */
+		dev = S_ISREG(st.st_mode) ? st.st_dev : (dev_t)-1; /* nobody stores into it */
+		ino = st.st_ino;
+		sfs_fd_pending_identify(fd, dev, ino);
+	}
+	return dev != sfs_g.root_dev || sfs_share_raw_file(dev, ino);
 }
 
 struct same_file {

@@ -27,6 +27,12 @@ void sfs_manage_at(int fd, int flags, int64_t pos);
  * sfs_fd_pending_begin gave the caller. Preserves errno. */
 void sfs_manage_pending(int fd);
 
+/* A call of pending fd while sharing sessions run (sfs_share_raw_begin
+ * said SFS_RAW_ASK): whether it may still go to the kernel, none running
+ * on its file; false: it is uncounted, and the caller manages fd. The
+ * file is learnt once per descriptor (an fstat), unless its open knew it. */
+bool sfs_pending_may_go(int fd);
+
 ssize_t sfs_file_read(struct sfs_file *f, void *buf, size_t n);
 ssize_t sfs_file_write(struct sfs_file *f, const void *buf, size_t n);
 ssize_t sfs_file_pread(struct sfs_file *f, void *buf, size_t n, int64_t off);

@@ -21,10 +21,12 @@
 #include "../util/compiler.h"
 #include "../util/signals.h"
 
-#define NSLOTS 1024u   /* processes of the user with a slot at once */
-#define NBUCKETS 1024u /* block locks: a power of two */
-#define PROBE 16u      /* slots a process looks at for its own */
-#define BLOCK_SHIFT 12 /* 4 KiB blocks */
+#define NSLOTS 1024u	/* processes of the user with a slot at once */
+#define NBUCKETS 1024u	/* block locks: a power of two */
+#define PROBE 16u	/* slots a process looks at for its own */
+#define NFILES 256u	/* buckets of files with sessions: a power of two */
+#define SHARE_LAYOUT 2u /* this file's struct area (1 had no file buckets) */
+#define BLOCK_SHIFT 12	/* 4 KiB blocks */
 
 /* A process's slot. owner: generation << 32 | pid; 0 free; BUSY while its
  * fields change (a claim or a reclaim). claimed_ns: CLOCK_BOOTTIME at the
@@ -34,6 +36,9 @@ struct slot {
 	_Atomic int64_t claimed_ns;
 	_Atomic uint32_t inflight; /* pending calls in the kernel now */
 	_Atomic int32_t sessions;  /* sharing sessions running */
+	/* The file buckets (struct area) its sessions count in, a bit each:
+	 * a reclaim takes a dead process's counts away. */
+	_Atomic uint64_t files[NFILES / 64];
 };
 #define BUSY ((uint64_t)UINT32_MAX)
 
@@ -51,6 +56,9 @@ struct bucket {
 struct area {
 	struct {
 		_Alignas(64) _Atomic int64_t n;
+		/* SHARE_LAYOUT, set by the first process that uses the area: a
+		 * process of a library with another layout leaves it alone. */
+		_Atomic uint32_t layout;
 	} sharing; /* sessions of all the user's processes */
 	struct {
 		_Alignas(64) _Atomic uint32_t n;
@@ -58,11 +66,16 @@ struct area {
 	struct {
 		_Alignas(64) _Atomic uint32_t n;
 	} gen; /* the last slot generation given out */
+	/* Per bucket of files (a hash of the file), the processes with a
+	 * session on a file of it: a pending call whose file's bucket counts
+	 * none goes to the kernel while other files have sessions. */
+	_Alignas(64) _Atomic int32_t files[NFILES];
 	struct slot slot[NSLOTS];
 	struct bucket bucket[NBUCKETS];
 };
 static_assert(sizeof(struct slot) == 64 && sizeof(struct bucket) == 64, "one line each");
-static_assert(sizeof(struct area) == 3 * 64 + (NSLOTS + NBUCKETS) * 64, "the area's layout");
+static_assert(sizeof(struct area) == 3 * 64 + NFILES * 4 + (NSLOTS + NBUCKETS) * 64,
+	      "the area's layout");
 static_assert(sizeof(struct area) <= SFS_CENSUS_SHARE_BYTES, "the area fits the segment");
 static_assert(ATOMIC_LLONG_LOCK_FREE == 2 && ATOMIC_INT_LOCK_FREE == 2,
 	      "processes share these words: lock-free atomics only");
@@ -81,6 +94,11 @@ static uint64_t my_lock = ANON;
 static atomic_bool exited;
 static _Atomic int64_t next_scan; /* ns: the next look for dead sessions */
 static pthread_mutex_t claim_lock = PTHREAD_MUTEX_INITIALIZER;
+/* This process's sessions per file bucket (under session_lock): the
+ * bucket's count and the slot's bit go up with the first, down with the
+ * last. */
+static int32_t my_files[NFILES];
+static pthread_mutex_t session_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* --- processes --------------------------------------------------------------- */
 
@@ -138,6 +156,18 @@ static bool owner_dead(uint64_t o, int64_t claimed)
 	return start > claimed;
 }
 
+/* A slot's sessions stop counting: the user's total, and each file bucket
+ * it has a bit in. */
+static void drop_counts(struct area *a, struct slot *s)
+{
+	int32_t n = atomic_exchange(&s->sessions, 0);
+	if (n > 0)
+		atomic_fetch_sub(&a->sharing.n, n);
+	for (unsigned w = 0; w < NFILES / 64; w++)
+		for (uint64_t bits = atomic_exchange(&s->files[w], 0); bits; bits &= bits - 1)
+			atomic_fetch_sub(&a->files[w * 64 + (unsigned)__builtin_ctzll(bits)], 1);
+}
+
 /* The slot of a dead owner o: its sessions and calls in flight stop
  * counting, and it is free again. */
 static void reclaim(struct area *a, unsigned i, uint64_t o)
@@ -145,9 +175,7 @@ static void reclaim(struct area *a, unsigned i, uint64_t o)
 	struct slot *s = &a->slot[i];
 	if (!atomic_compare_exchange_strong(&s->owner, &o, BUSY))
 		return; /* someone else did, or it changed hands */
-	int32_t n = atomic_exchange(&s->sessions, 0);
-	if (n > 0)
-		atomic_fetch_sub(&a->sharing.n, n);
+	drop_counts(a, s);
 	atomic_store(&s->inflight, 0);
 	atomic_store_explicit(&s->owner, 0, memory_order_release);
 }
@@ -164,6 +192,8 @@ static bool take(struct area *a, unsigned i, pid_t pid)
 	atomic_store(&s->claimed_ns, boottime_ns());
 	atomic_store(&s->inflight, 0);
 	atomic_store(&s->sessions, 0);
+	for (unsigned w = 0; w < NFILES / 64; w++)
+		atomic_store(&s->files[w], 0);
 	uint64_t owner = (uint64_t)gen << 32 | (uint32_t)pid;
 	atomic_store_explicit(&s->owner, owner, memory_order_release);
 	my_lock = (uint64_t)gen << 32 | (i + 1);
@@ -208,6 +238,11 @@ static struct area *area(void)
 	if (atomic_load(&state) == UNTRIED) {
 		bool may = true;
 		area_p = sfs_census_share_area(&may);
+		uint32_t none = 0;
+		if (area_p &&
+		    !atomic_compare_exchange_strong(&area_p->sharing.layout, &none, SHARE_LAYOUT) &&
+		    none != SHARE_LAYOUT)
+			area_p = NULL; /* another library's: others may use it */
 		others_may = may;
 		atomic_store_explicit(&state, area_p ? ATTACHED : NOT_HERE, memory_order_release);
 	}
@@ -250,17 +285,34 @@ static void scan_dead(struct area *a)
 
 /* --- pending calls and sessions ---------------------------------------------- */
 
-bool sfs_share_raw_begin(void)
+int sfs_share_raw_begin(void)
 {
 	struct area *a = area();
-	if (!a)
-		return !others_may; /* nobody's sessions, or unseen ones: manage */
+	if (!a) /* nobody's sessions (no segment for anyone), or unseen ones */
+		return others_may ? SFS_RAW_NO : SFS_RAW_GO;
 	_Atomic uint32_t *c = inflight_of(a);
 	atomic_fetch_add(c, 1); /* seq_cst: before the look at the sessions */
 	if (sfs_likely(atomic_load(&a->sharing.n) == 0))
-		return true;
-	atomic_fetch_sub(c, 1);
+		return SFS_RAW_GO;
 	scan_dead(a);
+	return SFS_RAW_ASK;
+}
+
+/* The bucket of files (dev, ino) counts in. */
+static unsigned file_of(dev_t dev, ino_t ino)
+{
+	uint64_t x =
+		((uint64_t)dev * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)ino * 0xc2b2ae3d27d4eb4full);
+	return (unsigned)(x >> 56) & (NFILES - 1);
+}
+
+bool sfs_share_raw_file(dev_t dev, ino_t ino)
+{
+	/* seq_cst, after the count raw_begin made: a session on this file
+	 * either shows here or waits for this call (session_begin). */
+	if (atomic_load(&area_p->files[file_of(dev, ino)]) == 0)
+		return true;
+	sfs_share_raw_end();
 	return false;
 }
 
@@ -293,36 +345,54 @@ static bool quiet(struct area *a, _Atomic uint32_t *c, int i)
 	}
 }
 
-bool sfs_share_session_begin(void)
+/* Counts (up) or uncounts (down) a session of this process on file
+ * bucket f: the bucket's count and the slot's bit with the process's
+ * first and last session there. false: nothing to uncount (the process
+ * exited, its counts went then). */
+static bool count_session(struct area *a, int i, unsigned f, bool up)
+{
+	pthread_mutex_lock(&session_lock);
+	bool ok = up || (!atomic_load(&exited) && my_files[f] > 0);
+	if (ok && (up ? my_files[f]++ == 0 : --my_files[f] == 0)) {
+		uint64_t bit = 1ull << (f % 64);
+		if (up) {
+			atomic_fetch_or(&a->slot[i].files[f / 64], bit);
+			atomic_fetch_add(&a->files[f], 1); /* seq_cst: before the looks */
+		} else {
+			atomic_fetch_sub(&a->files[f], 1);
+			atomic_fetch_and(&a->slot[i].files[f / 64], ~bit);
+		}
+	}
+	if (ok) {
+		atomic_fetch_add(&a->sharing.n, up ? 1 : -1);
+		atomic_fetch_add(&a->slot[i].sessions, up ? 1 : -1);
+	}
+	pthread_mutex_unlock(&session_lock);
+	return ok;
+}
+
+bool sfs_share_session_begin(dev_t dev, ino_t ino)
 {
 	struct area *a = area();
 	int i = atomic_load(&my);
 	if (!a || i < 0 || atomic_load(&exited))
 		return false;
-	atomic_fetch_add(&a->sharing.n, 1); /* seq_cst: before the looks at the counts */
-	atomic_fetch_add(&a->slot[i].sessions, 1);
+	unsigned f = file_of(dev, ino);
+	count_session(a, i, f, true);
 	bool ok = quiet(a, &a->overflow.n, -1);
 	for (unsigned k = 0; ok && k < NSLOTS; k++)
 		ok = quiet(a, &a->slot[k].inflight, (int)k);
 	if (!ok)
-		sfs_share_session_end();
+		count_session(a, i, f, false);
 	return ok;
 }
 
-void sfs_share_session_end(void)
+void sfs_share_session_end(dev_t dev, ino_t ino)
 {
 	struct area *a = area_p;
 	int i = atomic_load(&my);
-	if (!a || i < 0)
-		return;
-	/* Only a session still counted: sfs_share_exit (or a reclaim) may
-	 * have taken the slot's count away already. */
-	_Atomic int32_t *n = &a->slot[i].sessions;
-	int32_t was = atomic_load(n);
-	while (was > 0 && !atomic_compare_exchange_weak(n, &was, was - 1))
-		;
-	if (was > 0)
-		atomic_fetch_sub(&a->sharing.n, 1);
+	if (a && i >= 0)
+		count_session(a, i, file_of(dev, ino), false);
 }
 
 bool sfs_share_storing(void)
@@ -334,17 +404,19 @@ void sfs_share_exit(void)
 {
 	struct area *a = area_p;
 	int i = atomic_load(&my);
+	pthread_mutex_lock(&session_lock);
 	atomic_store(&exited, true);
-	if (!a || i < 0)
-		return;
-	int32_t n = atomic_exchange(&a->slot[i].sessions, 0);
-	if (n > 0)
-		atomic_fetch_sub(&a->sharing.n, n);
+	if (a && i >= 0)
+		drop_counts(a, &a->slot[i]);
+	memset(my_files, 0, sizeof(my_files));
+	pthread_mutex_unlock(&session_lock);
 }
 
 void sfs_share_reset_child(void)
 {
 	pthread_mutex_init(&claim_lock, NULL);
+	pthread_mutex_init(&session_lock, NULL);
+	memset(my_files, 0, sizeof(my_files));
 	my_lock = ANON;
 	atomic_store(&my, UNCLAIMED);
 	atomic_store(&next_scan, 0);

@@ -19,12 +19,14 @@
  * Pending descriptors (fdtable.h) read and write through the kernel without
  * knowing their file, so they cannot take the locks. A handshake keeps them
  * out of the way: each process counts its pending calls in flight in a slot
- * of its own in the segment, and a pending call checks the user's count of
- * sharing sessions after it counted itself; a process that begins a session
- * raises that count first and then waits until no slot has a pending call
- * in flight. So a pending call either runs with no session anywhere, or
- * sees one and manages its descriptor first (Dekker's handshake, seq_cst on
- * both sides).
+ * of its own in the segment, and a pending call checks the count of
+ * sessions on its file's bucket of files (a hash of the file; first the
+ * user's total, so that while no session runs anywhere a pending call
+ * needs no look at which file it has) after it counted itself; a process
+ * that begins a session raises those counts first and then waits until no
+ * slot has a pending call in flight. So a pending call either runs with no
+ * session on its file, or sees one and manages its descriptor first
+ * (Dekker's handshake, seq_cst on both sides).
  *
  * Dead processes. A slot holds its process's pid, the time it was claimed
  * and a generation. A process is dead when its pid is gone or was started
@@ -49,17 +51,26 @@
  * left counted there. Later uses attach on their own when this did not. */
 void sfs_share_attach(void);
 
-/* A pending call may go to the kernel now: true, and the caller calls
- * sfs_share_raw_end after it; false: a session may be running, and the
- * caller manages the descriptor first (nothing to end). */
-bool sfs_share_raw_begin(void);
+/* A pending call asks whether it may go to the kernel now. SFS_RAW_GO:
+ * yes (no session anywhere), and the caller calls sfs_share_raw_end after
+ * it; SFS_RAW_ASK: sessions run, so the caller learns which file it has
+ * and asks sfs_share_raw_file (or calls sfs_share_raw_end to give up);
+ * SFS_RAW_NO: unseen sessions may run (this process has no table while
+ * others may): the caller manages the descriptor first (nothing to end). */
+enum { SFS_RAW_NO, SFS_RAW_GO, SFS_RAW_ASK };
+int sfs_share_raw_begin(void);
+/* After SFS_RAW_ASK: true if no session runs on a file of the bucket of
+ * (dev, ino): go, and end as above; false: manage the descriptor first
+ * (the call is uncounted already). */
+bool sfs_share_raw_file(dev_t dev, ino_t ino);
 void sfs_share_raw_end(void);
 
-/* A session: this process stores into a file it does not lease. Begins
- * only when no pending call of the user is in flight; false: not now (one
- * stayed in flight too long, or the process has no slot or no segment). */
-bool sfs_share_session_begin(void);
-void sfs_share_session_end(void);
+/* A session: this process stores into the file (dev, ino), which it does
+ * not lease. Begins only when no pending call of the user is in flight;
+ * false: not now (one stayed in flight too long, or the process has no
+ * slot or no segment). */
+bool sfs_share_session_begin(dev_t dev, ino_t ino);
+void sfs_share_session_end(dev_t dev, ino_t ino);
 
 /* Sessions may store: false once the process exits (its sessions no
  * longer count, so nothing keeps pending calls away from its stores). */

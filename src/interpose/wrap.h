@@ -91,9 +91,12 @@ static inline struct sfs_file *sfs_wrap_data(int fd, bool write, bool *pending)
 	 * wait for a promotion it interrupted. */
 	sfs_busy_enter();
 	/* A pending call goes to the kernel only while no library process
-	 * stores into a file it shares (fs/share.h): otherwise it is managed,
-	 * and orders itself with those stores. */
-	bool raw = sfs_share_raw_begin();
+	 * stores into its file (fs/share.h): otherwise it is managed, and
+	 * orders itself with those stores. */
+	int go = sfs_share_raw_begin();
+	if (go == SFS_RAW_ASK)
+		go = sfs_pending_may_go(fd) ? SFS_RAW_GO : SFS_RAW_NO;
+	bool raw = go == SFS_RAW_GO;
 	enum sfs_pending_step step = sfs_fd_pending_begin(fd, !raw);
 	if (step == SFS_PENDING_PROMOTE)
 		sfs_manage_pending(fd);
