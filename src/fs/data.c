@@ -36,8 +36,7 @@
 #include "../oplog/oplog.h"
 #include "dax.h"
 #include "share.h"
-#include "../sys/statq.h"
-#include "../util/clock.h"
+#include "sharewrite.h"
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
@@ -54,8 +53,8 @@
  * saves cost (lab guest: 6.3-9.8 us a 4 KiB page either way), and a
  * 2 MiB-aligned extent takes one fault for 2 MiB (README, "Persistent
  * memory"). */
-static void populate_ahead(struct sfs_maptab *t, int fd, int64_t off, int64_t end, int64_t limit,
-			   int64_t ahead, _Atomic int64_t *populated)
+void sfs_populate_ahead(struct sfs_maptab *t, int fd, int64_t off, int64_t end, int64_t limit,
+			int64_t ahead, _Atomic int64_t *populated)
 {
 	int64_t done = atomic_load_explicit(populated, memory_order_relaxed);
 	if (end <= done)
@@ -277,8 +276,8 @@ static ssize_t write_locked(struct sfs_inode *in, const void *buf, size_t n, int
 		} else if (low) {
 			if (sequential && !sfs_inode_on_dax(in) && !sfs_g.opt.protect &&
 			    atomic_load_explicit(&in->maps_rw, memory_order_relaxed))
-				populate_ahead(&in->maps, in->kfd, off, off + (int64_t)low,
-					       boundary, 64 << 10, &in->t_populated);
+				sfs_populate_ahead(&in->maps, in->kfd, off, off + (int64_t)low,
+						   boundary, 64 << 10, &in->t_populated);
 			rc = sfs_map_copy(in, off, (char *)buf, low, true);
 			if (!rc && sfs_inode_on_dax(in)) /* stores on DAX */
 				sfs_stat_event(SFS_EV_dax_stores, low);
@@ -450,99 +449,12 @@ static ssize_t overwrite_unlocked(struct sfs_inode *in, const void *buf, size_t 
 	if (atomic_exchange_explicit(&slot->next, end, memory_order_relaxed) != off)
 		atomic_fetch_add_explicit(&slot->runs, 1, memory_order_relaxed);
 	else if (!sfs_g.opt.protect)
-		populate_ahead(&in->maps, in->kfd, off, end, boundary, 64 << 10, &in->t_populated);
+		sfs_populate_ahead(&in->maps, in->kfd, off, end, boundary, 64 << 10,
+				   &in->t_populated);
 	int rc = sfs_map_copy(in, off, (char *)buf, n, true);
 	sfs_ver_unlock(&in->ver, off, n);
 	sfs_read_exit(in);
 	return rc ? -EAGAIN : (ssize_t)n; /* a fault: the locked path redoes it */
-}
-
-/* A POSIX-mode overwrite of a file another library process of the user has
- * open too (not leased), in a sharing session (share.h): a store through
- * this process's mapping, under the locks of its blocks in the user's
- * table (other processes) and of its stripes (this process's readers once
- * the file is leased again), at bytes below the kernel's end of file,
- * looked up under those locks (a truncation by another library process
- * holds the lock of its new last block; a store past the end faults, and
- * the kernel writes instead). -EAGAIN: not such a write, or it faulted:
- * the kernel's write. */
-static ssize_t overwrite_shared(struct sfs_inode *in, const void *buf, size_t n, int64_t off)
-{
-	static __thread unsigned stores;
-	if (n == 0 || n > SFS_UNLOCKED_WRITE_MAX ||
-	    atomic_load_explicit(&sfs_g.fsize_limit, memory_order_relaxed) != RLIM_INFINITY)
-		return -EAGAIN;
-	/* Now and then the lease again (outside the read section: taking it
-	 * may wait for readers): the other process may be gone (a child that
-	 * exited, a reader that closed), and a leased file's stores need no
-	 * lock of another process nor a look at the size. */
-	if ((++stores & 63) == 0 && sfs_lease_try(in, true))
-		return -EAGAIN; /* leased now: the caller's locked path */
-	sfs_read_enter(in);
-	if (sfs_inode_leased(in) || !atomic_load_explicit(&in->share, memory_order_acquire) ||
-	    !sfs_share_storing() || atomic_load_explicit(&in->small_syncs, memory_order_relaxed) ||
-	    !sfs_ver_lock_try(&in->ver, off, n)) {
-		sfs_read_exit(in);
-		return -EAGAIN;
-	}
-	struct sfs_share_span sp;
-	int rc = sfs_share_lock(in->dev, in->ino, off, n, &sp);
-	struct stat st;
-	if (!rc && (sfs_fstat_quiet(in->kfd, &st) != 0 || off + (int64_t)n > st.st_size))
-		rc = -EAGAIN;
-	if (!rc) {
-		/* Counted as overwrite_unlocked counts (small_syncs), and a
-		 * sequential run's pages made writable ahead in one call. */
-		__typeof__(in->readers[0]) *slot = &in->readers[sfs_reader_slot];
-		atomic_fetch_add_explicit(&slot->overwritten, (int64_t)n, memory_order_relaxed);
-		if (atomic_exchange_explicit(&slot->next, off + (int64_t)n, memory_order_relaxed) !=
-		    off)
-			atomic_fetch_add_explicit(&slot->runs, 1, memory_order_relaxed);
-		else
-			populate_ahead(&in->maps, in->kfd, off, off + (int64_t)n, st.st_size,
-				       64 << 10, &in->t_populated);
-		rc = sfs_map_copy(in, off, (char *)buf, n, true);
-		if (!rc)
-			sfs_stat_event(SFS_EV_share_stores, 1);
-	}
-	if (rc != -ENOSYS)
-		sfs_share_unlock(&sp);
-	sfs_ver_unlock(&in->ver, off, n);
-	sfs_read_exit(in);
-	return rc ? -EAGAIN : (ssize_t)n; /* a fault: the kernel writes it all */
-}
-
-/* Before a POSIX-mode overwrite of a file that is not leased: a sharing
- * session if the file may have one (share.h), so that the next overwrites
- * are stores. The file's owner is the process's user and nobody else may
- * write it: other users' processes would not take the user's locks.
- * Caller holds the lock. */
-static void share_maybe(struct sfs_inode *in)
-{
-	if (atomic_load(&in->share) || in->share_never || sfs_g.opt.mode != SFS_MODE_POSIX ||
-	    !sfs_g.opt.share || in->dax || !in->writable || sfs_g.opt.protect ||
-	    !atomic_load(&in->maps_rw) || sfs_coarse_ns() < in->share_retry_at)
-		return;
-	struct stat st;
-	if (sfs_fstat_quiet(in->kfd, &st) != 0 || st.st_uid != sfs_g.euid ||
-	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
-		in->share_never = true;
-		return;
-	}
-	if (sfs_share_session_begin(in->dev, in->ino)) {
-		atomic_store_explicit(&in->share, true, memory_order_release);
-		sfs_stat_event(SFS_EV_share_sessions, 1);
-	} else {
-		in->share_retry_at = sfs_coarse_ns() + 10 * 1000 * 1000;
-	}
-}
-
-void sfs_inode_share_end_locked(struct sfs_inode *in)
-{
-	if (atomic_load(&in->share)) {
-		atomic_store(&in->share, false);
-		sfs_share_session_end(in->dev, in->ino);
-	}
 }
 
 ssize_t sfs_inode_pwrite(struct sfs_inode *in, const void *buf, size_t n, int64_t off, bool append,
@@ -552,7 +464,7 @@ ssize_t sfs_inode_pwrite(struct sfs_inode *in, const void *buf, size_t n, int64_
 		ssize_t w = sfs_oplog_on() ? sfs_logged_overwrite_unlocked(in, buf, n, off) :
 					     overwrite_unlocked(in, buf, n, off);
 		if (w == -EAGAIN && atomic_load_explicit(&in->share, memory_order_relaxed))
-			w = overwrite_shared(in, buf, n, off);
+			w = sfs_share_overwrite(in, buf, n, off);
 		if (w != -EAGAIN) {
 			*at = off;
 			return w;
@@ -560,7 +472,7 @@ ssize_t sfs_inode_pwrite(struct sfs_inode *in, const void *buf, size_t n, int64_
 	}
 	if (!lock_for_write(in) || !in->writable) {
 		if (!append)
-			share_maybe(in);
+			sfs_share_maybe_locked(in);
 		struct iovec one = {(void *)buf, SFS_MIN(n, SFS_MAX_RW_COUNT)};
 		ssize_t r = unleased_pwritev(in, &one, 1, off, append, at);
 		sfs_inode_unlock(in);

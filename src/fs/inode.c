@@ -29,6 +29,7 @@
 #include "dax.h"
 #include "kernel_files.h"
 #include "data.h"
+#include "sharewrite.h"
 
 #define NBUCKETS 4096
 #define CACHE_MAX 32 /* closed inodes kept with their mappings (paper §3.5) */

@@ -26,6 +26,7 @@
 #include "logged.h"
 #include "../util/signals.h"
 #include "data.h"
+#include "sharewrite.h"
 #include "openfile.h"
 
 /* Data operations on a file that is not leased before the library asks
