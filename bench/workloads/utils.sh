@@ -8,7 +8,12 @@
 #   tar_extract    tar -xf of that archive into another directory
 #   rsync          rsync -a of the tree into another directory
 #   git_add_commit git add -A and git commit in the tree (after git init)
-# Seconds, lower is better. Each copy is compared with the tree (diff -r),
+#   script         a shell script of small commands (wc, cp, grep, cat) over
+#                  the first SCRIPT_FILES files of the tree: one process
+#                  start per command, what build tools and scripts pay
+# Seconds, lower is better; then spawn_us: a process start alone, the
+# median µs of posix_spawn+wait of /bin/true from a program under $RUN
+# (bench/src/spawn.c), lower is better. Each copy is compared with the tree (diff -r),
 # and the repository is checked (git fsck, the index lists every file, the
 # work tree is clean), without the library; a failed step or check exits
 # non-zero and prints nothing.
@@ -16,9 +21,9 @@
 set -eu -o pipefail
 shopt -s inherit_errexit
 case $BENCH_SCALE in
-smoke) files=300 dirs=10 ;;
-quick) files=600 dirs=30 ;;
-*) files=3000 dirs=100 ;;
+smoke) files=300 dirs=10 script_files=20 spawns=200 ;;
+quick) files=600 dirs=30 script_files=50 spawns=500 ;;
+*) files=3000 dirs=100 script_files=200 spawns=2000 ;;
 esac
 tmp=$(mktemp -d /tmp/splitfs-bench-utils.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
@@ -63,4 +68,23 @@ n=$(git ls-files | wc -l)
 [ "$n" = "$files" ] || { echo "utils: git lists $n files, the tree has $files" >&2; exit 1; }
 [ -z "$(git status --porcelain)" ] || { echo "utils: git status shows changes after the commit" >&2; exit 1; }
 
+# The script's copies are compared with their sources, and its counts with
+# what the same commands print without the library.
+script='n=0; for f in "$@"; do n=$((n + 1)); wc -c < "$f"; cp "$f" "$0/$n"; grep -c e "$f" || true; cat "$f" > /dev/null; done'
+mkdir "$D/script" "$D/script.check"
+list=$(cd "$D/tree" && find . -type f ! -path './.git/*' | LC_ALL=C sort | sed -n "1,${script_files}p")
+cd "$D/tree"
+# shellcheck disable=SC2086 # the list is split into words on purpose (names have no blanks)
+timed script $RUN sh -c "$script > $D/script.out" "$D/script" $list
+# shellcheck disable=SC2086
+sh -c "$script" "$D/script.check" $list > "$D/script.expect"
+cmp -s "$D/script.out" "$D/script.expect" || { echo "utils: the script printed other counts under the library" >&2; exit 1; }
+n=0
+for f in $list; do
+	n=$((n + 1))
+	cmp -s "$f" "$D/script/$n" || { echo "utils: the script's copy $n differs from $f" >&2; exit 1; }
+done
+cd "$D"
+
+results+=$($RUN "$BENCH_BIN/spawn" "$D" "$spawns" /bin/true | grep '"spawn_us"')$'\n'
 printf '%s' "$results"
