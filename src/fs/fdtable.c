@@ -14,6 +14,7 @@
 
 #include "file.h"
 #include "../sys/real.h"
+#include "../util/compiler.h"
 #include "../util/signals.h"
 
 /* The file a pending mark was set for (under its descriptor's lock). */
@@ -49,7 +50,7 @@ static _Atomic(struct sfs_file *) *slot_at(struct fd_array *a, int fd)
 	return &a->slot[slot_index(a, fd)];
 }
 
-static _Atomic(struct fd_array *) table;
+SFS_HOT static _Atomic(struct fd_array *) table;
 static atomic_int high_water;
 
 /* The locks of the slots: one per stripe of descriptor numbers, each on its
@@ -294,18 +295,21 @@ int sfs_fd_limit(void)
 void sfs_fd_reset(bool dsync)
 {
 	for (int i = 0; i < STRIPES; i++)
-		pthread_mutex_init(&stripes[i].m, NULL);
+		sfs_mutex_reset_child(&stripes[i].m);
+	/* Only slots that change are written: a child that only execs copies
+	 * no page of the table it does not need to. */
 	struct fd_array *a = atomic_load(&table);
 	for (int i = 0; a && i < a->n; i++) {
-		struct sfs_file *f = atomic_load(&a->slot[i]);
-		if (f == SFS_FD_DSYNC || f == SFS_FD_INTERNAL)
-			atomic_store(&a->slot[i], f == SFS_FD_DSYNC ? f : NULL);
-		else if (is_pending(f)) /* read-only: the kernel's in the child */
-			atomic_store(&a->slot[i], NULL);
-		else if (f)
-			atomic_store(&a->slot[i], dsync ? SFS_FD_DSYNC : NULL);
+		struct sfs_file *f = atomic_load(&a->slot[i]), *keep = NULL;
+		if (f == SFS_FD_DSYNC)
+			keep = f;
+		else if (f && f != SFS_FD_INTERNAL && !is_pending(f) && dsync)
+			keep = SFS_FD_DSYNC; /* pending ones are the kernel's in the child */
+		if (keep != f)
+			atomic_store(&a->slot[i], keep);
 	}
-	atomic_store(&npending, 0);
+	if (atomic_load(&npending))
+		atomic_store(&npending, 0);
 }
 
 static void set_pending(int fd, struct pend_id id)

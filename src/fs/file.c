@@ -69,5 +69,5 @@ void sfs_file_put(struct sfs_file *f)
 
 void sfs_file_reset_free_list(void)
 {
-	pthread_mutex_init(&free_lock, NULL);
+	sfs_mutex_reset_child(&free_lock);
 }

@@ -291,7 +291,7 @@ struct sfs_file *sfs_forkwatch_take_back(int fd)
 
 void sfs_forkwatch_reset_child(void)
 {
-	pthread_mutex_init(&lock, NULL);
+	sfs_mutex_reset_child(&lock);
 	for (int i = 0; i < nchildren; i++)
 		sfs_real.close(pidfds[i]); /* the parent's */
 	nchildren = 0;

@@ -34,15 +34,15 @@
 #define NBUCKETS 4096
 #define CACHE_MAX 32 /* closed inodes kept with their mappings (paper §3.5) */
 
-static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+SFS_HOT static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sfs_inode *buckets[NBUCKETS];
 /* Inodes in the buckets (under the table lock): the walks of the whole
  * table stop when they have seen them all, and touch no bucket when there
  * is none (a process's exit: 32 KiB of zero pages faulted in for nothing). */
-static atomic_int nhashed;
+SFS_HOT static atomic_int nhashed;
 static struct sfs_inode lru = {.lru_prev = &lru, .lru_next = &lru};
 static int ncached;
-static atomic_int nstaged;
+SFS_HOT static atomic_int nstaged;
 /* Inodes out of the table whose destroy has not finished: their descriptors
  * are still open, and while they are, the kernel refuses a lease on the
  * same file to a new inode object (lease.c waits: sfs_inode_wait_destroyed).
@@ -618,8 +618,8 @@ void sfs_inode_resync_locked(struct sfs_inode *in)
 
 void sfs_inode_table_reset(void)
 {
-	pthread_mutex_init(&table_lock, NULL);
-	pthread_cond_init(&destroyed, NULL);
+	sfs_mutex_reset_child(&table_lock);
+	sfs_cond_reset_child(&destroyed);
 	ndestroying = 0;
 	for (int b = 0; b < NBUCKETS && nhashed > 0; b++) {
 		struct sfs_inode *in = buckets[b];

@@ -62,5 +62,5 @@ void sfs_inoset_each(struct sfs_inoset *s, void (*fn)(dev_t, ino_t))
 
 void sfs_inoset_reset_lock(struct sfs_inoset *s)
 {
-	pthread_mutex_init(&s->lock, NULL);
+	sfs_mutex_reset_child(&s->lock);
 }

@@ -328,7 +328,7 @@ int sfs_lease_app_action(const struct sigaction *act, struct sigaction *old)
 
 void sfs_lease_reset_child(void)
 {
-	pthread_mutex_init(&start_lock, NULL);
-	pthread_mutex_init(&app_act_lock, NULL);
+	sfs_mutex_reset_child(&start_lock);
+	sfs_mutex_reset_child(&app_act_lock);
 	atomic_store(&service_tid, 0);
 }

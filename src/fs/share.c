@@ -85,20 +85,20 @@ static_assert(NSLOTS < ANON, "a slot number fits a lock word");
  * one (when this process has none), its slot (-1: none; UNCLAIMED: not
  * looked for yet), its lock word. */
 enum { UNTRIED, ATTACHED, NOT_HERE };
-static _Atomic int state = UNTRIED;
-static struct area *area_p;
-static bool others_may;
+SFS_HOT static _Atomic int state = UNTRIED;
+SFS_HOT static struct area *area_p;
+SFS_HOT static bool others_may;
 #define UNCLAIMED (-2)
 static _Atomic int my = UNCLAIMED;
 static uint64_t my_lock = ANON;
-static atomic_bool exited;
+SFS_HOT static atomic_bool exited;
 static _Atomic int64_t next_scan; /* ns: the next look for dead sessions */
-static pthread_mutex_t claim_lock = PTHREAD_MUTEX_INITIALIZER;
+SFS_HOT static pthread_mutex_t claim_lock = PTHREAD_MUTEX_INITIALIZER;
 /* This process's sessions per file bucket (under session_lock): the
  * bucket's count and the slot's bit go up with the first, down with the
  * last. */
-static int32_t my_files[NFILES];
-static pthread_mutex_t session_lock = PTHREAD_MUTEX_INITIALIZER;
+SFS_HOT static int32_t my_files[NFILES];
+SFS_HOT static pthread_mutex_t session_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* --- processes --------------------------------------------------------------- */
 
@@ -414,8 +414,8 @@ void sfs_share_exit(void)
 
 void sfs_share_reset_child(void)
 {
-	pthread_mutex_init(&claim_lock, NULL);
-	pthread_mutex_init(&session_lock, NULL);
+	sfs_mutex_reset_child(&claim_lock);
+	sfs_mutex_reset_child(&session_lock);
 	memset(my_files, 0, sizeof(my_files));
 	my_lock = ANON;
 	atomic_store(&my, UNCLAIMED);

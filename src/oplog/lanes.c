@@ -150,5 +150,5 @@ void sfs_lanes_reset_child(void)
 	atomic_store(&S.n, 0);
 	my_lane = 0;
 	S.retry_at = 0;
-	pthread_mutex_init(&S.lock, NULL);
+	sfs_mutex_reset_child(&S.lock);
 }

@@ -3,11 +3,12 @@
 #include "libsys.h"
 
 #include "../sys/real.h"
+#include "../util/compiler.h"
 #include "recover.h"
 
 const struct sfs_sys *sfs_lib_sys(void)
 {
-	static struct sfs_sys s;
+	SFS_HOT static struct sfs_sys s;
 	if (!s.open) {
 #define SFS_SYS_REAL(ret, name, params) s.name = sfs_real.name;
 		SFS_SYS_CALLS(SFS_SYS_REAL)

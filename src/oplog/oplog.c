@@ -47,7 +47,7 @@ struct log_space {
 	_Atomic uint32_t inflight;
 };
 
-static struct {
+SFS_HOT static struct {
 	pthread_mutex_t open_lock;
 	bool opened;
 	int open_error;	     /* why the last try to make the log failed */
@@ -190,7 +190,7 @@ static int ready(void)
 static __thread bool checkpointing __attribute__((tls_model("initial-exec")));
 
 /* Registered by the file system at start-up, before the log is used. */
-static const struct sfs_oplog_ops *ops;
+SFS_HOT static const struct sfs_oplog_ops *ops;
 
 void sfs_oplog_set_ops(const struct sfs_oplog_ops *o)
 {
@@ -556,6 +556,6 @@ void sfs_oplog_reset_child(void)
 	L.opened = false;
 	L.open_error = 0;
 	L.slot = NULL;
-	pthread_mutex_init(&L.open_lock, NULL);
-	pthread_mutex_init(&L.ckpt_lock, NULL);
+	sfs_mutex_reset_child(&L.open_lock);
+	sfs_mutex_reset_child(&L.ckpt_lock);
 }

@@ -18,6 +18,7 @@
 
 #include "../sys/global.h"
 #include "../sys/real.h"
+#include "../util/compiler.h"
 #include "format.h"
 
 /* The segment (census.h for its name). */
@@ -52,11 +53,11 @@ enum census_state {
 	CENSUS_UNTRUSTED, /* mapped, but not this file system's: count, never skip */
 };
 
-static _Atomic int state = CENSUS_BROKEN; /* enum census_state */
-static struct census_seg *seg;
-static atomic_bool trusted;
-static bool maker;	       /* this process made the segment: it counts what is bound */
-static struct census_seg self; /* the identity this process's segment must have */
+SFS_HOT static _Atomic int state = CENSUS_BROKEN; /* enum census_state */
+SFS_HOT static struct census_seg *seg;
+SFS_HOT static atomic_bool trusted;
+SFS_HOT static bool maker;	       /* this process made the segment: it counts what is bound */
+SFS_HOT static struct census_seg self; /* the identity this process's segment must have */
 
 /* This file system instance: its device, its .splitfs's inode and birth
  * time (0 where the file system keeps none). */

@@ -17,6 +17,7 @@
 
 #include "../sys/global.h"
 #include "../sys/self.h"
+#include "../util/compiler.h"
 #include "../sys/real.h"
 #include "../util/msg.h"
 #include "../util/pmem.h"
@@ -35,18 +36,18 @@ struct pooled {
 	uint64_t park_id;
 };
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
+SFS_HOT static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+SFS_HOT static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
 static struct pooled ready[3][POOL_MAX]; /* by kind: empty, ready to hand out */
 static int nready[3];
 static struct pooled returned[POOL_MAX]; /* file stores given back, still to empty */
 static int nreturned;
 static int rings_out; /* rings made and not destroyed */
-static bool thread_started, stopping, housekeeping;
+SFS_HOT static bool thread_started, stopping, housekeeping;
 static bool learn_pending; /* sfs_staging_learn_pmem asked, not yet done */
 /* The housekeeping (inode.h: sfs_inode_evict_writable), set once at
  * start-up before the thread can run. */
-static void (*housekeep)(void);
+SFS_HOT static void (*housekeep)(void);
 
 void sfs_staging_set_housekeeping(void (*fn)(void))
 {
@@ -385,8 +386,8 @@ void sfs_staging_learn_pmem(void)
 void sfs_staging_reset_child(void)
 {
 	sfs_stage_reset_child();
-	pthread_mutex_init(&lock, NULL);
-	pthread_cond_init(&wake, NULL);
+	sfs_mutex_reset_child(&lock);
+	sfs_cond_reset_child(&wake);
 	/* The stores' mappings were not inherited (MADV_DONTFORK). */
 	for (int k = 1; k < 3; k++) {
 		for (int i = 0; i < nready[k]; i++) {

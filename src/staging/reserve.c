@@ -126,7 +126,7 @@ void sfs_reserve_give(int shard, int64_t bytes)
 void sfs_reserve_reset_child(void)
 {
 	for (int i = 0; i < SFS_RESERVE_SHARDS; i++) {
-		pthread_mutex_init(&shards[i].lock, NULL);
+		sfs_mutex_reset_child(&shards[i].lock);
 		if (shards[i].fd >= 0)
 			sfs_internal_close(shards[i].fd);
 		shards[i].fd = -1;

@@ -71,7 +71,7 @@ static bool unlink_store(const char *name, bool file)
  * library start of its user. Lock-free: the exit paths run in signal
  * handlers. */
 #define MAX_PARKED (SFS_MAX_RINGS + 256)
-static _Atomic uint64_t parked_ids[MAX_PARKED];
+SFS_HOT static _Atomic uint64_t parked_ids[MAX_PARKED];
 
 static uint64_t parked_key(uint64_t id, bool file)
 {

@@ -9,7 +9,7 @@
 
 #include "../util/compiler.h"
 
-struct sfs_real_table sfs_real;
+SFS_HOT struct sfs_real_table sfs_real;
 
 struct real_row {
 	const char *name;
@@ -22,7 +22,7 @@ static const struct real_row rows[] = {
 #undef SFS_X
 };
 
-static atomic_int resolved;
+SFS_HOT static atomic_int resolved;
 
 void sfs_real_resolve(void)
 {

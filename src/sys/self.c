@@ -7,10 +7,11 @@
 
 #include "global.h"
 #include "real.h"
+#include "../util/compiler.h"
 
 static int self_pid;
 /* Set once at start-up, before any thread of the library runs. */
-static void (*marker)(int fd, bool internal);
+SFS_HOT static void (*marker)(int fd, bool internal);
 
 int sfs_self_pid(void)
 {

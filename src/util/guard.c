@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../sys/real.h"
+#include "compiler.h"
 #include "stats.h"
 
 /* Initial-exec TLS: the library is preloaded, so its TLS sits in the static
@@ -25,10 +26,10 @@ static __thread struct guard_tls guard __attribute__((tls_model("initial-exec"))
 #define SA_RESTORER_ 0x04000000u       /* x86 */
 
 /* The application's handlers for the two guarded signals, as it set them. */
-static struct sigaction app_act[2];
-static pthread_mutex_t app_act_lock = PTHREAD_MUTEX_INITIALIZER;
-static bool installed;
-_Atomic int sfs_guard_installed;
+SFS_HOT static struct sigaction app_act[2];
+SFS_HOT static pthread_mutex_t app_act_lock = PTHREAD_MUTEX_INITIALIZER;
+SFS_HOT static bool installed;
+SFS_HOT _Atomic int sfs_guard_installed;
 
 /* Index into app_act; callers pass SIGSEGV or SIGBUS only. */
 static int slot(int sig)

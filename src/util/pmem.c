@@ -297,7 +297,7 @@ void sfs_pmem_atfork_parent(void)
 
 void sfs_pmem_atfork_child(void)
 {
-	pthread_mutex_init(&load_lock, NULL);
+	sfs_mutex_reset_child(&load_lock);
 }
 
 void sfs_pmem_unmap(struct sfs_pmem_map *m)

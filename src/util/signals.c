@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../sys/real.h"
+#include "../util/compiler.h"
 
 __thread int sfs_busy __attribute__((tls_model("initial-exec")));
 __thread int sfs_deferred __attribute__((tls_model("initial-exec")));
@@ -33,7 +34,7 @@ static bool owned[NSIG_];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 /* Atomic: sigaction reads it in any thread, without the lock. From the
  * library's start, the application's sigaction calls are the library's. */
-static _Atomic bool installed;
+SFS_HOT static _Atomic bool installed;
 /* The dispositions the application never set were looked at, and those
  * that end the process given the flush (sfs_signals_arm). */
 static _Atomic bool armed;
@@ -144,7 +145,7 @@ void sfs_run_deferred(void)
 /* What the process staged, into its files (fs/flush.h:
  * sfs_flush_before_exit): set once by sfs_signals_install, before any
  * handler of the library is installed. */
-static void (*flush_before_exit)(void);
+SFS_HOT static void (*flush_before_exit)(void);
 
 /* The default action of sig, which ends the process: staged appends go
  * into their files first (no waiting, no allocation: flush.h). */
@@ -256,7 +257,7 @@ int sfs_signals_action(int sig, const struct sigaction *act, struct sigaction *o
 
 void sfs_signals_reset_child(void)
 {
-	pthread_mutex_init(&lock, NULL);
+	sfs_mutex_reset_child(&lock);
 	sfs_deferred = 0;
 	sfs_busy = 0;
 }

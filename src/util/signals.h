@@ -74,6 +74,35 @@ static inline void sfs_mutex_unlock(pthread_mutex_t *m)
 	sfs_busy_exit();
 }
 
+/* In a forked child: makes *m a fresh unlocked mutex (another thread of
+ * the parent may have held it at the fork). One still in its initial state
+ * is left as it is: writing it would copy its page, and the first call of
+ * pthread_mutex_init in a child binds the symbol there; both are page
+ * faults in every child, most of which only exec or exit. ThreadSanitizer
+ * builds call pthread_mutex_init, which they track. */
+static inline void sfs_mutex_reset_child(pthread_mutex_t *m)
+{
+#if SFS_TSAN
+	pthread_mutex_init(m, NULL);
+#else
+	const pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER; /* not static: no page to read */
+	if (__builtin_memcmp(m, &fresh, sizeof(fresh)) != 0)
+		__builtin_memcpy(m, &fresh, sizeof(fresh));
+#endif
+}
+
+/* The same for a condition variable. */
+static inline void sfs_cond_reset_child(pthread_cond_t *c)
+{
+#if SFS_TSAN
+	pthread_cond_init(c, NULL);
+#else
+	const pthread_cond_t fresh = PTHREAD_COND_INITIALIZER;
+	if (__builtin_memcmp(c, &fresh, sizeof(fresh)) != 0)
+		__builtin_memcpy(c, &fresh, sizeof(fresh));
+#endif
+}
+
 /* At start-up: from now on the application's sigaction calls are the
  * library's (its handlers run outside the library's critical sections).
  * before_exit runs before a signal's default action ends the process (it

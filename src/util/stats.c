@@ -17,7 +17,7 @@
 #include "../sys/real.h"
 #include "../sys/self.h"
 
-bool sfs_stats_on;
+SFS_HOT bool sfs_stats_on;
 struct sfs_call_stat sfs_call_stats[SFS_CALL_COUNT];
 atomic_uint_fast64_t sfs_event_stats[SFS_EV_COUNT];
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../sys/real.h"
+#include "signals.h"
 
 #define MAX_MINE 16
 
@@ -144,7 +145,7 @@ void sfs_main_thread_exiting(void)
 
 void sfs_threads_reset_child(void)
 {
-	pthread_mutex_init(&start_lock, NULL);
+	sfs_mutex_reset_child(&start_lock);
 	atomic_store(&starting, 0);
 	for (int i = 0; i < MAX_MINE; i++)
 		atomic_store(&mine[i], 0);
