@@ -89,22 +89,26 @@ static void recover_dead(void)
 	struct sfs_recovery logs;
 	struct sfs_names lognames = {0};
 	int scan = sfs_real.openat(sfs_g.priv_dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = scan >= 0 ? fdopendir(scan) : NULL;
-	if (!d && scan >= 0)
-		sfs_real.close(scan);
 	struct sfs_recover_env env;
-	sfs_adopt_env_lib(&env, d ? dirfd(d) : -1);
-	const struct dirent *de;
-	while (d && (de = readdir(d)) != NULL) {
-		if (sfs_recover_is_log(de->d_name))
-			sfs_names_add(&lognames, de->d_name);
-		else
-			sfs_adopt_entry(&env, sfs_g.priv_dirfd, de->d_name, &rep);
+	sfs_adopt_env_lib(&env, scan);
+	/* getdents64 into the stack, not opendir: at every process start,
+	 * no 32 KiB buffer to allocate and no fcntl calls. */
+	char buf[4096] __attribute__((aligned(8)));
+	ssize_t n;
+	while (scan >= 0 && (n = getdents64(scan, buf, sizeof(buf))) > 0) {
+		for (ssize_t at = 0; at < n;) {
+			const struct dirent64 *de = (const struct dirent64 *)(buf + at);
+			at += de->d_reclen;
+			if (sfs_recover_is_log(de->d_name))
+				sfs_names_add(&lognames, de->d_name);
+			else
+				sfs_adopt_entry(&env, sfs_g.priv_dirfd, de->d_name, &rep);
+		}
 	}
-	sfs_recover_names(&env, d ? dirfd(d) : -1, lognames.v, lognames.n, &logs);
+	sfs_recover_names(&env, scan, lognames.v, lognames.n, &logs);
 	sfs_names_free(&lognames);
-	if (d)
-		closedir(d);
+	if (scan >= 0)
+		sfs_real.close(scan);
 	if (logs.logs) {
 		sfs_stat_event(SFS_EV_recovered_logs, logs.logs);
 		sfs_stat_event(SFS_EV_recovered_records, logs.records);

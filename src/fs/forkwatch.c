@@ -294,12 +294,12 @@ void sfs_forkwatch_reset_child(void)
 	sfs_mutex_reset_child(&lock);
 	for (int i = 0; i < nchildren; i++)
 		sfs_real.close(pidfds[i]); /* the parent's */
-	nchildren = 0;
+	SFS_SET(nchildren, 0);
 	for (int i = 0; i < nwatched; i++)
 		bit_set(watched[i].fd, false);
-	nwatched = 0;
-	pending = 0;
-	recording = false;
-	in_wrapper = false;
-	atomic_store(&sfs_forkwatch_active, false);
+	SFS_SET(nwatched, 0);
+	SFS_SET(pending, 0);
+	SFS_SET(recording, false);
+	SFS_SET(in_wrapper, false);
+	SFS_SET(sfs_forkwatch_active, false);
 }

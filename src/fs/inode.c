@@ -620,7 +620,7 @@ void sfs_inode_table_reset(void)
 {
 	sfs_mutex_reset_child(&table_lock);
 	sfs_cond_reset_child(&destroyed);
-	ndestroying = 0;
+	SFS_SET(ndestroying, 0);
 	for (int b = 0; b < NBUCKETS && nhashed > 0; b++) {
 		struct sfs_inode *in = buckets[b];
 		while (in) {
@@ -636,8 +636,9 @@ void sfs_inode_table_reset(void)
 		}
 		buckets[b] = NULL;
 	}
-	lru.lru_next = lru.lru_prev = &lru;
-	ncached = 0;
+	SFS_SET(lru.lru_next, &lru);
+	SFS_SET(lru.lru_prev, &lru);
+	SFS_SET(ncached, 0);
 	sfs_kernel_sets_reset();
-	atomic_store(&nstaged, 0);
+	SFS_SET(nstaged, 0);
 }

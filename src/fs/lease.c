@@ -330,5 +330,5 @@ void sfs_lease_reset_child(void)
 {
 	sfs_mutex_reset_child(&start_lock);
 	sfs_mutex_reset_child(&app_act_lock);
-	atomic_store(&service_tid, 0);
+	SFS_SET(service_tid, 0);
 }

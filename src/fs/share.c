@@ -416,10 +416,11 @@ void sfs_share_reset_child(void)
 {
 	sfs_mutex_reset_child(&claim_lock);
 	sfs_mutex_reset_child(&session_lock);
-	memset(my_files, 0, sizeof(my_files));
-	my_lock = ANON;
-	atomic_store(&my, UNCLAIMED);
-	atomic_store(&next_scan, 0);
+	for (unsigned i = 0; i < NFILES; i++)
+		SFS_SET(my_files[i], 0);
+	SFS_SET(my_lock, ANON);
+	SFS_SET(my, UNCLAIMED);
+	SFS_SET(next_scan, 0);
 }
 
 /* --- block locks ------------------------------------------------------------- */

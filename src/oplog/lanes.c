@@ -147,8 +147,8 @@ void sfs_lanes_reset_child(void)
 			sfs_internal_close(S.lanes[i].fd);
 		S.lanes[i].fd = -1;
 	}
-	atomic_store(&S.n, 0);
-	my_lane = 0;
-	S.retry_at = 0;
+	SFS_SET(S.n, 0);
+	SFS_SET(my_lane, 0);
+	SFS_SET(S.retry_at, 0);
 	sfs_mutex_reset_child(&S.lock);
 }

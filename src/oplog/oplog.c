@@ -551,11 +551,11 @@ void sfs_oplog_reset_child(void)
 	/* The parent's descriptor shares the flock: closing our copy keeps the
 	 * parent's log locked. The child makes its own log when it writes. */
 	sfs_lanes_reset_child();
-	L.inflight = NULL; /* not inherited (MADV_DONTFORK) */
-	my_slot = -1;
-	L.opened = false;
-	L.open_error = 0;
-	L.slot = NULL;
+	SFS_SET(L.inflight, NULL); /* not inherited (MADV_DONTFORK) */
+	SFS_SET(my_slot, -1);
+	SFS_SET(L.opened, false);
+	SFS_SET(L.open_error, 0);
+	SFS_SET(L.slot, NULL);
 	sfs_mutex_reset_child(&L.open_lock);
 	sfs_mutex_reset_child(&L.ckpt_lock);
 }

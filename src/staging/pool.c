@@ -395,19 +395,19 @@ void sfs_staging_reset_child(void)
 				sfs_internal_close(ready[k][i].hfd);
 			sfs_internal_close(ready[k][i].fd);
 		}
-		nready[k] = 0;
+		SFS_SET(nready[k], 0);
 	}
 	for (int i = 0; i < nreturned; i++) {
 		sfs_internal_close(returned[i].hfd);
 		sfs_internal_close(returned[i].fd);
 	}
-	nreturned = 0;
-	learn_pending = false;
-	rings_out = 0;
-	no_room_until = 0;
-	thread_started = false;
-	stopping = false;
-	housekeeping = false;
+	SFS_SET(nreturned, 0);
+	SFS_SET(learn_pending, false);
+	SFS_SET(rings_out, 0);
+	SFS_SET(no_room_until, 0);
+	SFS_SET(thread_started, false);
+	SFS_SET(stopping, false);
+	SFS_SET(housekeeping, false);
 }
 
 void sfs_staging_shutdown(void)

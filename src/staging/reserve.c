@@ -129,8 +129,9 @@ void sfs_reserve_reset_child(void)
 		sfs_mutex_reset_child(&shards[i].lock);
 		if (shards[i].fd >= 0)
 			sfs_internal_close(shards[i].fd);
-		shards[i].fd = -1;
-		shards[i].allocated = shards[i].owed = 0;
+		SFS_SET(shards[i].fd, -1);
+		SFS_SET(shards[i].allocated, 0);
+		SFS_SET(shards[i].owed, 0);
 	}
-	atomic_store(&unsupported, false);
+	SFS_SET(unsupported, false);
 }

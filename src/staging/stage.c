@@ -164,7 +164,7 @@ void sfs_stage_unpark_all(void)
 void sfs_stage_reset_child(void)
 {
 	for (int i = 0; i < MAX_PARKED; i++)
-		atomic_store(&parked_ids[i], 0); /* the parent's */
+		SFS_SET(parked_ids[i], 0); /* the parent's */
 }
 
 void sfs_stage_detach(struct sfs_stage *st)

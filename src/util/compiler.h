@@ -55,6 +55,15 @@ void AnnotateIgnoreReadsEnd(const char *file, int line);
  * Only for small, writable variables; bench/src/spawn.c measures a start. */
 #define SFS_HOT __attribute__((section("sfs_hot")))
 
+/* lv = v, unless lv holds v already (an _Atomic lv: an atomic load, then
+ * an atomic store). For a forked child's resets: each page written is
+ * copied (a fault), in every child, most of which only exec or exit. */
+#define SFS_SET(lv, v)                                                                             \
+	do {                                                                                       \
+		if ((lv) != (v))                                                                   \
+			(lv) = (v);                                                                \
+	} while (0)
+
 #define SFS_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 #define SFS_MIN(a, b) ((a) < (b) ? (a) : (b))

@@ -258,6 +258,6 @@ int sfs_signals_action(int sig, const struct sigaction *act, struct sigaction *o
 void sfs_signals_reset_child(void)
 {
 	sfs_mutex_reset_child(&lock);
-	sfs_deferred = 0;
-	sfs_busy = 0;
+	SFS_SET(sfs_deferred, 0);
+	SFS_SET(sfs_busy, 0);
 }

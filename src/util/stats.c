@@ -56,6 +56,8 @@ void sfs_stat_call_end(enum sfs_call c, uint64_t start, uint64_t bytes, bool pas
 
 void sfs_stats_reset(void)
 {
+	if (!sfs_stats_on)
+		return; /* nothing was counted: the pages stay the parent's */
 	memset(sfs_call_stats, 0, sizeof(sfs_call_stats));
 	memset(sfs_event_stats, 0, sizeof(sfs_event_stats));
 }
@@ -132,12 +134,14 @@ void sfs_stats_print(int fd, const char *reason)
 
 void sfs_stats_open_output(void)
 {
+	if (!sfs_g.opt.stats)
+		return; /* nothing is printed: no system call at start */
 	struct stat st;
 	if (sfs_real.fstat(2, &st) == 0) {
 		sfs_g.stderr_dev = st.st_dev;
 		sfs_g.stderr_ino = st.st_ino;
 	}
-	if (!sfs_g.opt.stats || !sfs_g.opt.stats_file[0])
+	if (!sfs_g.opt.stats_file[0])
 		return;
 	int fd = sfs_real.open(sfs_g.opt.stats_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
 			       0644);

@@ -146,8 +146,8 @@ void sfs_main_thread_exiting(void)
 void sfs_threads_reset_child(void)
 {
 	sfs_mutex_reset_child(&start_lock);
-	atomic_store(&starting, 0);
+	SFS_SET(starting, 0);
 	for (int i = 0; i < MAX_MINE; i++)
-		atomic_store(&mine[i], 0);
-	atomic_store(&watching, false);
+		SFS_SET(mine[i], 0);
+	SFS_SET(watching, false);
 }
