@@ -17,8 +17,8 @@
 
 #include "../sys/global.h"
 #include "../sys/self.h"
-#include "../util/compiler.h"
 #include "../sys/real.h"
+#include "../util/compiler.h"
 #include "../util/msg.h"
 #include "../util/pmem.h"
 #include "../util/stats.h"

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "../sys/real.h"
-#include "../util/compiler.h"
+#include "compiler.h"
 
 __thread int sfs_busy __attribute__((tls_model("initial-exec")));
 __thread int sfs_deferred __attribute__((tls_model("initial-exec")));
