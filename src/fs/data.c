@@ -29,6 +29,7 @@
 #include "../staging/pool.h"
 #include "../staging/reserve.h"
 #include "../util/stats.h"
+#include "ahead.h"
 #include "flush.h"
 #include "mapcopy.h"
 #include "lease.h"
@@ -37,41 +38,6 @@
 #include "dax.h"
 #include "share.h"
 #include "sharewrite.h"
-
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
-
-/* Without DAX, the first store to a clean page of a shared mapping takes a
- * write fault (page_mkwrite, 2-3 us on XFS), more than the pwrite it
- * replaces. A sequential writer instead makes the pages ahead of it writable
- * in one madvise(MADV_POPULATE_WRITE) per `ahead` bytes (0.2 us a page).
- * Only sequential writers: a random writer would dirty pages it never
- * writes, and fsync would write them back. *populated is the frontier;
- * limit is where the file's mapping may not go (end of file or of the
- * staging file). Not on DAX: there a populate costs what the faults it
- * saves cost (lab guest: 6.3-9.8 us a 4 KiB page either way), and a
- * 2 MiB-aligned extent takes one fault for 2 MiB (README, "Persistent
- * memory"). */
-void sfs_populate_ahead(struct sfs_maptab *t, int fd, int64_t off, int64_t end, int64_t limit,
-			int64_t ahead, _Atomic int64_t *populated)
-{
-	int64_t done = atomic_load_explicit(populated, memory_order_relaxed);
-	if (end <= done)
-		return;
-	int64_t page = 4096, chunk = (int64_t)1 << sfs_g.map_shift;
-	int64_t from = SFS_MAX(done, SFS_ALIGN_DOWN(off, page));
-	int64_t to = SFS_MIN(SFS_ALIGN_UP(end + ahead, page), SFS_ALIGN_UP(limit, page));
-	atomic_store_explicit(populated, to, memory_order_relaxed);
-	while (from < to) {
-		int64_t len = SFS_MIN(to - from, chunk - (from & (chunk - 1)));
-		int err;
-		char *m = sfs_map_get(t, fd, (uint64_t)from, PROT_READ | PROT_WRITE, false, &err);
-		if (!m || madvise(m + (from & (chunk - 1)), (size_t)len, MADV_POPULATE_WRITE) != 0)
-			return; /* stores will fault instead */
-		from += len;
-	}
-}
 
 /* Opens a staging window at the target's end of file. A ring's window
  * starts right there (relink copies); a file store's starts at the block
@@ -274,10 +240,13 @@ static ssize_t write_locked(struct sfs_inode *in, const void *buf, size_t n, int
 		    atomic_load_explicit(&in->small_syncs, memory_order_relaxed)) {
 			rc = overwrite_kernel(in, buf, low, off);
 		} else if (low) {
-			if (sequential && !sfs_inode_on_dax(in) && !sfs_g.opt.protect &&
-			    atomic_load_explicit(&in->maps_rw, memory_order_relaxed))
-				sfs_populate_ahead(&in->maps, in->kfd, off, off + (int64_t)low,
-						   boundary, 64 << 10, &in->t_populated);
+			if (!sfs_inode_on_dax(in) && !sfs_g.opt.protect &&
+			    atomic_load_explicit(&in->maps_rw, memory_order_relaxed)) {
+				if (sequential)
+					sfs_write_ahead(in, off, off + (int64_t)low, boundary);
+				else
+					sfs_write_scattered(in, off, boundary);
+			}
 			rc = sfs_map_copy(in, off, (char *)buf, low, true);
 			if (!rc && sfs_inode_on_dax(in)) /* stores on DAX */
 				sfs_stat_event(SFS_EV_dax_stores, low);
@@ -443,14 +412,18 @@ static ssize_t overwrite_unlocked(struct sfs_inode *in, const void *buf, size_t 
 	__typeof__(in->readers[0]) *slot = &in->readers[sfs_reader_slot];
 	atomic_fetch_add_explicit(&slot->overwritten, (int64_t)n, memory_order_relaxed);
 	/* A sequential run (one that began away from wr_next, which the locked
-	 * path serves) counts once, and its pages are made writable ahead in
-	 * one call, not one write fault each (a clean page is write-protected
-	 * again after each writeback). */
-	if (atomic_exchange_explicit(&slot->next, end, memory_order_relaxed) != off)
+	 * path serves) counts once. Its pages, or a scattered write's chunk,
+	 * are prepared so that its stores fault whole folios writable, not
+	 * 4 KiB pages (a clean page is write-protected after each writeback). */
+	bool run = atomic_exchange_explicit(&slot->next, end, memory_order_relaxed) == off;
+	if (!run)
 		atomic_fetch_add_explicit(&slot->runs, 1, memory_order_relaxed);
-	else if (!sfs_g.opt.protect)
-		sfs_populate_ahead(&in->maps, in->kfd, off, end, boundary, 64 << 10,
-				   &in->t_populated);
+	if (!sfs_g.opt.protect) {
+		if (run)
+			sfs_write_ahead(in, off, end, boundary);
+		else
+			sfs_write_scattered(in, off, boundary);
+	}
 	int rc = sfs_map_copy(in, off, (char *)buf, n, true);
 	sfs_ver_unlock(&in->ver, off, n);
 	sfs_read_exit(in);

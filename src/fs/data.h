@@ -46,12 +46,6 @@ ssize_t sfs_inode_pwrite(struct sfs_inode *in, const void *buf, size_t n, int64_
 ssize_t sfs_inode_pwritev(struct sfs_inode *in, const struct iovec *iov, int cnt, int64_t off,
 			  bool append, int64_t *at);
 
-/* Makes the target's pages of a sequential writer writable ahead of it, in
- * one madvise per `ahead` bytes (data.c says when); *populated is the
- * frontier, limit where the mapping may not go. */
-void sfs_populate_ahead(struct sfs_maptab *t, int fd, int64_t off, int64_t end, int64_t limit,
-			int64_t ahead, _Atomic int64_t *populated);
-
 /* Gives the window's space reservation back (it was relinked or dropped).
  * Caller holds the lock. */
 void sfs_inode_unreserve_locked(struct sfs_inode *in);

@@ -16,6 +16,7 @@
 #include "process.h"
 #include "../oplog/oplog.h"
 #include "dax.h"
+#include "ahead.h"
 #include "data.h"
 
 int sfs_relink(struct sfs_inode *in, bool durable)
@@ -145,7 +146,7 @@ int sfs_inode_sync(struct sfs_inode *in, int fd, bool datasync)
 	}
 	atomic_store(&in->synced_meta, meta); /* a racing fsync may store an older one: harmless */
 	/* Writeback made the target's pages clean (write-protected) again. */
-	atomic_store_explicit(&in->t_populated, 0, memory_order_relaxed);
+	sfs_write_ahead_reset(in);
 	return 0;
 }
 

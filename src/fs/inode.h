@@ -98,7 +98,7 @@ struct sfs_inode {
 		 * write's read section writes anyway. */
 		_Atomic int64_t overwritten, runs;
 		/* Where this slot's last such write ended: a write that starts
-		 * there continues a sequential run (populated ahead, data.c). */
+		 * there continues a sequential run (prepared ahead, ahead.c). */
 		_Atomic int64_t next;
 		/* This slot's strict-mode writes logged without the inode
 		 * lock and not yet applied (logged.c: a commit waits). */
@@ -140,12 +140,17 @@ struct sfs_inode {
 	struct sfs_versions ver;
 
 	/* Sequential writers (under the lock): where the last write ended, and
-	 * how far the target's pages are already populated writable (see
-	 * populate_ahead in data.c). */
+	 * how far the target's pages are already prepared for its stores (see
+	 * ahead.c). */
 	_Atomic int64_t wr_next; /* read without the lock by overwrite_unlocked */
 	/* Reset to 0 by fsync without the lock (writeback write-protects the
 	 * pages again): a reset lost to a racing writer only costs faults. */
 	_Atomic int64_t t_populated;
+	/* Counts those resets: the epoch of the chunks' words (ahead.c). */
+	_Atomic uint32_t wb_epoch;
+	/* Regions in a row found in 4 KiB folios; from 2 on, pages are
+	 * populated ahead, not unmapped (ahead.c). */
+	atomic_int small_probes;
 	/* A store through the mapping dirties the whole page-cache folio (up
 	 * to 2 MiB on XFS), which the next fsync writes back in full; a
 	 * write(2) dirties only the blocks it changes. So when the application

@@ -25,6 +25,7 @@
 #include "flush.h"
 #include "logged.h"
 #include "../util/signals.h"
+#include "ahead.h"
 #include "data.h"
 #include "sharewrite.h"
 #include "openfile.h"
@@ -245,7 +246,7 @@ bool sfs_lease_take_locked(struct sfs_inode *in, bool force)
 	}
 	sfs_inode_kernel_changed(in);
 	atomic_store(&in->wr_next, -1);
-	atomic_store_explicit(&in->t_populated, 0, memory_order_relaxed);
+	sfs_write_ahead_reset(in);
 	atomic_store_explicit(&in->leased, true, memory_order_release);
 	/* Nobody else has the file open now: no store to order with others. */
 	sfs_inode_share_end_locked(in);

@@ -14,6 +14,7 @@
 #include "../sys/statq.h"
 #include "../util/clock.h"
 #include "../util/stats.h"
+#include "ahead.h"
 #include "data.h"
 #include "lease.h"
 #include "mapcopy.h"
@@ -53,16 +54,17 @@ ssize_t sfs_share_overwrite(struct sfs_inode *in, const void *buf, size_t n, int
 	if (!rc && (sfs_fstat_quiet(in->kfd, &st) != 0 || off + (int64_t)n > st.st_size))
 		rc = -EAGAIN;
 	if (!rc) {
-		/* Counted as overwrite_unlocked counts (small_syncs), and a
-		 * sequential run's pages made writable ahead in one call. */
+		/* Counted and prepared as overwrite_unlocked counts
+		 * (small_syncs) and prepares (ahead.c). */
 		__typeof__(in->readers[0]) *slot = &in->readers[sfs_reader_slot];
 		atomic_fetch_add_explicit(&slot->overwritten, (int64_t)n, memory_order_relaxed);
 		if (atomic_exchange_explicit(&slot->next, off + (int64_t)n, memory_order_relaxed) !=
-		    off)
+		    off) {
 			atomic_fetch_add_explicit(&slot->runs, 1, memory_order_relaxed);
-		else
-			sfs_populate_ahead(&in->maps, in->kfd, off, off + (int64_t)n, st.st_size,
-					   64 << 10, &in->t_populated);
+			sfs_write_scattered(in, off, st.st_size);
+		} else {
+			sfs_write_ahead(in, off, off + (int64_t)n, st.st_size);
+		}
 		rc = sfs_map_copy(in, off, (char *)buf, n, true);
 		if (!rc)
 			sfs_stat_event(SFS_EV_share_stores, 1);

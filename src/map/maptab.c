@@ -2,8 +2,10 @@
 #define _GNU_SOURCE
 #include "maptab.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -20,6 +22,15 @@ long sfs_map_count(void)
 	return atomic_load_explicit(&nmapped, memory_order_relaxed);
 }
 
+/* A leaf: the chunks' slots, then a word per chunk for the owner
+ * (sfs_map_word). */
+struct leaf {
+	_Atomic(char *) slot[SFS_MAP_FANOUT];
+	_Atomic uint32_t word[SFS_MAP_FANOUT];
+};
+/* dir[] holds a leaf's address as its slots' (walk frees it as such). */
+static_assert(offsetof(struct leaf, slot) == 0, "slots first");
+
 static _Atomic(char *) *leaf(struct sfs_maptab *t, uint64_t idx, bool create)
 {
 	uint64_t hi = idx / SFS_MAP_FANOUT;
@@ -28,10 +39,10 @@ static _Atomic(char *) *leaf(struct sfs_maptab *t, uint64_t idx, bool create)
 	_Atomic(char *) *l = atomic_load_explicit(&t->dir[hi], memory_order_acquire);
 	if (l || !create)
 		return l;
-	_Atomic(char *) *fresh = calloc(SFS_MAP_FANOUT, sizeof(*fresh));
-	if (!fresh)
+	struct leaf *made = calloc(1, sizeof(*made));
+	if (!made)
 		return NULL;
-	_Atomic(char *) *expect = NULL;
+	_Atomic(char *) *fresh = made->slot, *expect = NULL;
 	if (atomic_compare_exchange_strong_explicit(&t->dir[hi], &expect, fresh,
 						    memory_order_acq_rel, memory_order_acquire)) {
 		int top = atomic_load(&t->top);
@@ -53,6 +64,13 @@ static _Atomic(char *) *leaf(struct sfs_maptab *t, uint64_t idx, bool create)
 static bool touch_count(const char *p)
 {
 	return (uintptr_t)p < MAP_AFTER;
+}
+
+_Atomic uint32_t *sfs_map_word(struct sfs_maptab *t, uint64_t off)
+{
+	uint64_t idx = off >> sfs_g.map_shift;
+	_Atomic(char *) *l = leaf(t, idx, false);
+	return l ? &((struct leaf *)(void *)l)->word[idx % SFS_MAP_FANOUT] : NULL;
 }
 
 char *sfs_map_peek(struct sfs_maptab *t, uint64_t off)

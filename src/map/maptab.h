@@ -37,6 +37,11 @@ struct sfs_maptab {
  * munmap later. */
 char *sfs_map_get(struct sfs_maptab *t, int fd, uint64_t off, int prot, bool lazy, int *err);
 
+/* A word the owner keeps for the chunk holding off (0 when the chunk's
+ * leaf is made, gone with it), or NULL before the chunk was first looked
+ * up with sfs_map_get. */
+_Atomic uint32_t *sfs_map_word(struct sfs_maptab *t, uint64_t off);
+
 /* The chunk if already mapped, else NULL; never maps. */
 char *sfs_map_peek(struct sfs_maptab *t, uint64_t off);
 

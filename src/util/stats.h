@@ -86,7 +86,9 @@
 	X(pending_writes)                                                                          \
 	X(pending_promoted)                                                                        \
 	X(share_sessions)                                                                          \
-	X(share_stores)
+	X(share_stores)                                                                            \
+	X(ahead_unmaps)                                                                            \
+	X(ahead_small_folios)
 /* clang-format on */
 
 enum sfs_call {

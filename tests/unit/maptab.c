@@ -134,6 +134,25 @@ U_TEST(lazy, "three counted touches, the fourth maps; not lazy maps")
 	sfs_map_drop_all(t);
 }
 
+U_TEST(words, "a word per chunk: none before its leaf, 0 then, kept, gone with drop_all")
+{
+	struct sfs_maptab *t = setup();
+	U_REQUIRE(t, "setup");
+	U_CHECK(sfs_map_word(t, 0) == NULL, "no word before the first get");
+	int err = 0;
+	U_REQUIRE(sfs_map_get(t, fd, 0, PROT_READ, false, &err), "get: %d", err);
+	_Atomic uint32_t *w0 = sfs_map_word(t, 100), *w1 = sfs_map_word(t, CHUNK);
+	U_REQUIRE(w0 && w1 && w0 != w1, "a word of its own per chunk of the leaf");
+	U_CHECK(atomic_load(w0) == 0 && atomic_load(w1) == 0, "words start at 0");
+	atomic_store(w0, 7);
+	U_CHECK(sfs_map_word(t, CHUNK - 1) == w0 && atomic_load(w0) == 7, "kept");
+	U_CHECK(sfs_map_peek(t, 0) != NULL, "the word is not the chunk's slot");
+	uint64_t far = (uint64_t)SFS_MAP_FANOUT << SHIFT; /* the next leaf */
+	U_CHECK(sfs_map_word(t, far) == NULL, "no word in a leaf not made");
+	sfs_map_drop_all(t);
+	U_CHECK(sfs_map_word(t, 0) == NULL, "gone with drop_all");
+}
+
 U_TEST(budget, "budget -ENOMEM counted; -EFBIG past the radix")
 {
 	struct sfs_maptab *t = setup();
