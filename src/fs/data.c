@@ -222,8 +222,18 @@ static ssize_t write_locked(struct sfs_inode *in, const void *buf, size_t n, int
 		return kernel_pwrite(in, buf, n, off);
 	bool sequential = off == atomic_load_explicit(&in->wr_next, memory_order_relaxed);
 	atomic_store_explicit(&in->wr_next, end, memory_order_relaxed);
-	if (n >= BIG_APPEND && off >= atomic_load(&in->size) && !atomic_load(&in->staged))
-		return append_kernel(in, buf, n, off);
+	int64_t size = atomic_load(&in->size);
+	if (end > size) {
+		int64_t grown = end - SFS_MAX(off, size);
+		int64_t since =
+			atomic_fetch_add_explicit(&in->appended, grown, memory_order_relaxed) +
+			grown;
+		if (off >= size && !atomic_load(&in->staged) &&
+		    (n >= BIG_APPEND ||
+		     (atomic_load_explicit(&in->small_appends, memory_order_relaxed) &&
+		      since <= SFS_SMALL_APPENDS)))
+			return append_kernel(in, buf, n, off);
+	}
 	int rc = 0;
 	for (int attempt = 0; attempt < 2; attempt++) {
 		int64_t boundary = sfs_inode_boundary(in);

@@ -132,6 +132,10 @@ int sfs_inode_sync(struct sfs_inode *in, int fd, bool datasync)
 		int64_t worst = ow + (runs + 1) * (4 << 20); /* + the epoch's first run */
 		atomic_store_explicit(&in->small_syncs, worst > 4 * ow, memory_order_relaxed);
 	}
+	int64_t appended = atomic_exchange_explicit(&in->appended, 0, memory_order_relaxed);
+	if (appended > 0)
+		atomic_store_explicit(&in->small_appends, appended <= SFS_SMALL_APPENDS,
+				      memory_order_relaxed);
 	int rc = sfs_inode_flush(in, SFS_FLUSH_DURABLE);
 	if (rc)
 		return rc;

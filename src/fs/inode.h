@@ -67,6 +67,10 @@
 
 #define SFS_READER_SLOTS 16
 
+/* Appends of at most this many bytes between two syncs of a file are the
+ * kernel's from the second sync on (small_appends below). */
+#define SFS_SMALL_APPENDS (16 << 10)
+
 /* This thread's reader slot (assigned round robin at its first read). */
 extern __thread int sfs_reader_slot __attribute__((tls_model("initial-exec")));
 int sfs_reader_slot_assign(void);
@@ -162,6 +166,15 @@ struct sfs_inode {
 	atomic_bool small_syncs;
 	_Atomic int64_t overwritten;
 	_Atomic int64_t overwrite_runs;
+	/* Likewise for appends: when a sync finds that fewer than
+	 * SFS_SMALL_APPENDS bytes were appended since the previous one (a log
+	 * that syncs each record), a window would be opened, reserved and
+	 * relinked for a few bytes, more than the kernel's write costs; the
+	 * appends that follow are the kernel's (data.c), until that many
+	 * bytes are appended without a sync. appended: since the last sync,
+	 * added under the lock. */
+	atomic_bool small_appends;
+	_Atomic int64_t appended;
 
 	int nwriters; /* application files open for writing (under the lock) */
 	/* The target's chunks are mapped writable: only while the process has

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <sys/vfs.h>
 
 #include "../sys/global.h"
 #include "../sys/self.h"
@@ -108,6 +109,17 @@ int sfs_reserve_take(int shard, int64_t bytes)
 	return take_in(s, bytes);
 }
 
+/* Whether the file system has room for a relink of `bytes` besides the
+ * reservations: ROOM more than it needs free (fstatfs of the reserve
+ * file, a fraction of a microsecond; a punch is a transaction). */
+#define ROOM ((int64_t)64 << 20)
+static bool room_for(const struct shard *s, int64_t bytes)
+{
+	struct statfs st;
+	return fstatfs(s->fd, &st) == 0 &&
+	       (int64_t)st.f_bavail > (bytes + ROOM) / (int64_t)st.f_bsize;
+}
+
 void sfs_reserve_give(int shard, int64_t bytes)
 {
 	if (bytes <= 0)
@@ -115,11 +127,20 @@ void sfs_reserve_give(int shard, int64_t bytes)
 	struct shard *s = &shards[shard % SFS_RESERVE_SHARDS];
 	sfs_mutex_lock(&s->lock);
 	s->owed = SFS_MAX(s->owed - bytes, (int64_t)0);
-	/* Free at least what the relink is about to allocate (the file
-	 * system may be full of nothing but this reservation); what stays
-	 * above what is owed serves the appends that follow. */
-	trim_locked(s, SFS_MAX(SFS_ALIGN_UP(s->owed, (int64_t)SFS_BLOCK),
-			       s->allocated - SFS_ALIGN_UP(bytes, (int64_t)SFS_BLOCK)));
+	int64_t owed = SFS_ALIGN_UP(s->owed, (int64_t)SFS_BLOCK);
+	if (s->fd >= 0 && room_for(s, bytes)) {
+		/* The relink finds its blocks free: what stays above what is
+		 * owed serves the appends that follow (a log that syncs each
+		 * record would otherwise punch and refill the reservation at
+		 * every sync), up to two steps of it. */
+		if (s->allocated - owed > 2 * STEP)
+			trim_locked(s, owed + STEP);
+	} else {
+		/* Free at least what the relink is about to allocate (the file
+		 * system may be full of nothing but this reservation). */
+		trim_locked(s,
+			    SFS_MAX(owed, s->allocated - SFS_ALIGN_UP(bytes, (int64_t)SFS_BLOCK)));
+	}
 	sfs_mutex_unlock(&s->lock);
 }
 

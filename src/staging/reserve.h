@@ -6,7 +6,9 @@
  * it stages: blocks allocated to a file of its own in <root>/.splitfs
  * (unnamed; fallocate with KEEP_SIZE, which no RLIMIT_FSIZE limits and
  * which touches no file of the application's, nor its times), given back
- * just before a window goes into its file. A process that dies gives its
+ * just before a window goes into its file: punched out of that file when
+ * the file system is short of room, else kept (up to two steps above what
+ * is owed) for the appends that follow. A process that dies gives its
  * reservation back with it. */
 #ifndef SFS_STAGING_RESERVE_H
 #define SFS_STAGING_RESERVE_H
