@@ -95,9 +95,36 @@ void sfs_inode_synced_by_app(struct sfs_inode *in)
 	}
 }
 
+/* What the writes since the last sync say about the next ones: small_syncs
+ * and small_appends (inode.h). Also for a file that is not leased, whose
+ * overwrites may be stores (a sharing session, share.h). */
+static void learn_from_writes(struct sfs_inode *in)
+{
+	/* small_syncs (inode.h) when the mapping's worst case, every run of
+	 * overwrites dirtying a whole 2 MiB folio at each end, would write
+	 * back more than four times what was overwritten. */
+	int64_t ow = atomic_exchange_explicit(&in->overwritten, 0, memory_order_relaxed);
+	int64_t runs = atomic_exchange_explicit(&in->overwrite_runs, 0, memory_order_relaxed);
+	for (int i = 0; i < SFS_READER_SLOTS; i++) {
+		ow += atomic_exchange_explicit(&in->readers[i].overwritten, 0,
+					       memory_order_relaxed);
+		runs += atomic_exchange_explicit(&in->readers[i].runs, 0, memory_order_relaxed);
+	}
+	if (ow > 0) {
+		int64_t worst = ow + (runs + 1) * (4 << 20); /* + the epoch's first run */
+		atomic_store_explicit(&in->small_syncs, worst > 4 * ow, memory_order_relaxed);
+	}
+	int64_t appended = atomic_exchange_explicit(&in->appended, 0, memory_order_relaxed);
+	if (appended > 0)
+		atomic_store_explicit(&in->small_appends, appended <= SFS_SMALL_APPENDS,
+				      memory_order_relaxed);
+}
+
 int sfs_inode_sync(struct sfs_inode *in, int fd, bool datasync)
 {
 	sfs_inode_synced_by_app(in);
+	if (!sfs_oplog_on())
+		learn_from_writes(in);
 	/* A file that is not leased has nothing staged: the kernel's fsync. */
 	if (!sfs_inode_leased(in))
 		return kernel_sync(in, fd, datasync);
@@ -118,24 +145,6 @@ int sfs_inode_sync(struct sfs_inode *in, int fd, bool datasync)
 		sfs_stat_event(SFS_EV_dax_syncs, 1);
 		return 0;
 	}
-	/* small_syncs (inode.h) when the mapping's worst case, every run of
-	 * overwrites dirtying a whole 2 MiB folio at each end, would write
-	 * back more than four times what was overwritten. */
-	int64_t ow = atomic_exchange_explicit(&in->overwritten, 0, memory_order_relaxed);
-	int64_t runs = atomic_exchange_explicit(&in->overwrite_runs, 0, memory_order_relaxed);
-	for (int i = 0; i < SFS_READER_SLOTS; i++) {
-		ow += atomic_exchange_explicit(&in->readers[i].overwritten, 0,
-					       memory_order_relaxed);
-		runs += atomic_exchange_explicit(&in->readers[i].runs, 0, memory_order_relaxed);
-	}
-	if (ow > 0) {
-		int64_t worst = ow + (runs + 1) * (4 << 20); /* + the epoch's first run */
-		atomic_store_explicit(&in->small_syncs, worst > 4 * ow, memory_order_relaxed);
-	}
-	int64_t appended = atomic_exchange_explicit(&in->appended, 0, memory_order_relaxed);
-	if (appended > 0)
-		atomic_store_explicit(&in->small_appends, appended <= SFS_SMALL_APPENDS,
-				      memory_order_relaxed);
 	int rc = sfs_inode_flush(in, SFS_FLUSH_DURABLE);
 	if (rc)
 		return rc;
