@@ -196,7 +196,7 @@ __attribute__((constructor)) static void splitfs_ctor(void)
 
 __attribute__((destructor)) static void splitfs_dtor(void)
 {
-	if (!sfs_g.active)
+	if (!sfs_live())
 		return;
 	/* What is still staged goes to the kernel, as a plain write would have;
 	 * later writes (other destructors) go straight to the kernel. */

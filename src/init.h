@@ -31,11 +31,12 @@ static inline bool sfs_initialized(void)
 	return atomic_load_explicit(&sfs_init_state, memory_order_acquire) == 2;
 }
 
-/* True when the library manages files at all (after init). */
+/* True when the library manages files at all (after init), and this is
+ * not a vfork child (sys/global.h). */
 static inline bool sfs_active(void)
 {
 	sfs_init();
-	return sfs_g.active;
+	return sfs_live();
 }
 
 #endif

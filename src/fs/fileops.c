@@ -136,7 +136,7 @@ static bool may_pend(int flags)
  * not (-1). */
 static void manage(int fd, int flags, int cloexec, int64_t pos, enum manage_how how)
 {
-	if (fd < 0 || (flags & O_PATH) || !sfs_g.active)
+	if (fd < 0 || (flags & O_PATH) || !sfs_live())
 		return;
 	int saved = errno;
 	sfs_fd_forget_mark(fd); /* a number reused behind our back */
@@ -525,7 +525,7 @@ void sfs_kview_begin(struct sfs_kview *kv, int fd, bool uses_pos)
 	kv->fd = fd;
 	kv->uses_pos = uses_pos;
 	kv->holding = false;
-	kv->f = sfs_g.active ? sfs_fd_get(fd) : NULL;
+	kv->f = sfs_live() ? sfs_fd_get(fd) : NULL;
 	if (kv->f)
 		sfs_kview_begin_file(kv);
 }

@@ -309,7 +309,7 @@ static void flush_nowait(struct sfs_inode *in)
 
 void sfs_flush_before_exit(void)
 {
-	if (!sfs_g.active)
+	if (!sfs_live())
 		return;
 	if (sfs_inode_staged_count() > 0)
 		sfs_inode_foreach_nowait(flush_nowait);

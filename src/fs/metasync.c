@@ -17,6 +17,9 @@
 #include "file.h"
 #include "inode.h"
 
+/* Also in a vfork child (sys/global.h): what it creates, renames or
+ * removes is as durable as the parent's own changes; the calls below edit
+ * nothing of the parent's. */
 bool sfs_metasync_on(void)
 {
 	return sfs_g.active && sfs_g.opt.mode != SFS_MODE_POSIX;
@@ -128,7 +131,7 @@ int sfs_metasync_open(int fd, int flags, int dirfd, const char *path, bool creat
 	struct stat st;
 	if (sfs_fstat_quiet(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != sfs_g.root_dev)
 		return 0; /* /dev/null, a FIFO, another file system */
-	struct sfs_file *f = sfs_fd_get(fd);
+	struct sfs_file *f = sfs_live() ? sfs_fd_get(fd) : NULL;
 	int rc = 1;
 	if (f) {
 		struct sfs_inode *in = f->inode;

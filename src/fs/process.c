@@ -158,7 +158,7 @@ void sfs_demote_fd(int fd)
 {
 	sfs_forkwatch_forget(fd);
 	sfs_fd_pending_forget(fd);
-	struct sfs_file *f = sfs_g.active ? sfs_fd_get(fd) : NULL;
+	struct sfs_file *f = sfs_live() ? sfs_fd_get(fd) : NULL;
 	if (f) {
 		sfs_demote_inode(f->inode);
 		sfs_file_put(f);
@@ -194,7 +194,7 @@ bool sfs_fds_relieve(void)
 
 void sfs_prepare_share(bool inheritable_only)
 {
-	if (!sfs_g.active)
+	if (!sfs_live())
 		return;
 	/* Their open files are shared now (a spawn's child closes those
 	 * with FD_CLOEXEC at its exec, before anything can use them). */
@@ -214,12 +214,27 @@ void sfs_atfork_prepare(void)
 	 * and watched until the child lets go of them (forkwatch.h). Pending
 	 * ones stay the kernel's; first, before any lock that a promotion in
 	 * progress may need. */
-	if (sfs_g.active)
+	if (sfs_live())
 		sfs_fd_pending_forget_all();
 	sfs_forkwatch_prepare();
 	sfs_prepare_share(false);
 	sfs_threads_fork_prepare(); /* after the flushes, which may start one */
 	sfs_pmem_atfork_prepare();  /* last: no libpmem2 load or map in flight */
+}
+
+void sfs_vfork_prepare(void)
+{
+	sfs_forkwatch_wrapper(true);
+	sfs_fd_pending_forget_all();
+	sfs_forkwatch_prepare();
+	sfs_prepare_share(false);
+}
+
+void sfs_vfork_parent(pid_t pid)
+{
+	sfs_forkwatch_parent();
+	sfs_forkwatch_wrapper(false);
+	sfs_forkwatch_born(pid);
 }
 
 void sfs_atfork_parent(void)
@@ -234,7 +249,7 @@ void sfs_atfork_child(void)
 	sfs_pmem_atfork_child();
 	sfs_forkwatch_reset_child();
 	sfs_self_pid_reset();
-	if (!sfs_g.active)
+	if (!sfs_live())
 		return;
 	sfs_oplog_reset_child();
 	/* Start empty: inherited descriptors belong to the kernel (the parent

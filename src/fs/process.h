@@ -52,10 +52,16 @@ bool sfs_fds_relieve(void);
 #define SFS_FD_RETRY(type, failed, call)                                                           \
 	({                                                                                         \
 		type r_ = (call);                                                                  \
-		if (r_ == (failed) && errno == EMFILE && sfs_g.active && sfs_fds_relieve())        \
+		if (r_ == (failed) && errno == EMFILE && sfs_live() && sfs_fds_relieve())          \
 			r_ = (call);                                                               \
 		r_;                                                                                \
 	})
+
+/* Around a vfork (interpose/vfork.c), in the parent: what the atfork
+ * handlers do for a fork, less what only a copy of the parent's memory
+ * needs (the child's resets, the locks a copy must find free). */
+void sfs_vfork_prepare(void);
+void sfs_vfork_parent(pid_t pid);
 
 /* pthread_atfork handlers. */
 void sfs_atfork_prepare(void);

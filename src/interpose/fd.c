@@ -210,7 +210,7 @@ SFS_EXPORT int lockf(int fd, int cmd, off_t len)
 {
 	sfs_init();
 	int r = sfs_real.lockf(fd, cmd, len);
-	if (r == 0 && sfs_g.active && (cmd == F_LOCK || cmd == F_TLOCK))
+	if (r == 0 && sfs_live() && (cmd == F_LOCK || cmd == F_TLOCK))
 		noted_posix_lock(fd);
 	return r;
 }
@@ -317,7 +317,7 @@ static int fcntl_impl(int (*real)(int, int, ...), int fd, int cmd, void *arg)
 SFS_EXPORT int flock(int fd, int op)
 {
 	sfs_init();
-	if (sfs_g.active) {
+	if (sfs_live()) {
 		if (sfs_fd_is_internal(fd)) {
 			errno = EBADF;
 			return -1;

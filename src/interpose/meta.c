@@ -120,7 +120,7 @@ static int rename_impl(int olddir, const char *oldpath, int newdir, const char *
 SFS_EXPORT int rename(const char *oldpath, const char *newpath)
 {
 	sfs_init();
-	if (!sfs_g.active)
+	if (!sfs_live())
 		return sfs_real.rename(oldpath, newpath);
 	return rename_impl(AT_FDCWD, oldpath, AT_FDCWD, newpath, 0);
 }
@@ -128,7 +128,7 @@ SFS_EXPORT int rename(const char *oldpath, const char *newpath)
 SFS_EXPORT int renameat(int olddir, const char *oldpath, int newdir, const char *newpath)
 {
 	sfs_init();
-	if (!sfs_g.active)
+	if (!sfs_live())
 		return sfs_real.renameat(olddir, oldpath, newdir, newpath);
 	return rename_impl(olddir, oldpath, newdir, newpath, 0);
 }

@@ -11,6 +11,8 @@
 
 static void before_map(int fd)
 {
+	if (!sfs_active())
+		return;
 	sfs_fd_pending_forget(fd); /* the kernel's, as a demoted file is */
 	struct sfs_file *f = sfs_wrap_file(fd);
 	if (!f)

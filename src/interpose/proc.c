@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Processes: fork (through pthread_atfork handlers, see fs/process.h),
- * vfork, the exec family, posix_spawn, system and popen. Before a new
+ * the exec family, posix_spawn, system and popen (vfork: vfork.c). Before a new
  * program or process can see a managed descriptor, staged data is relinked
  * and offsets are written back to the kernel; descriptors the other process
  * inherits are then left to the kernel in this one. */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -20,14 +21,6 @@
 #include "spawnfa.h"
 #include "wrap.h"
 
-/* vfork's child borrows the parent's memory, so the library's wrappers in
- * it would edit the parent's tables: give it a real copy (POSIX allows
- * vfork to be fork). The atfork handlers run as for fork. */
-SFS_EXPORT pid_t vfork(void)
-{
-	return fork();
-}
-
 /* fork itself runs the atfork handlers (fs/process.h); the wrapper tells
  * the parent's watch which child shares its demoted descriptors. */
 SFS_EXPORT pid_t fork(void)
@@ -36,7 +29,7 @@ SFS_EXPORT pid_t fork(void)
 	sfs_forkwatch_wrapper(true);
 	pid_t pid = sfs_real.fork();
 	sfs_forkwatch_wrapper(false);
-	if (pid != 0 && sfs_g.active) /* the parent, also of a fork that failed */
+	if (pid != 0 && sfs_live()) /* the parent, also of a fork that failed */
 		sfs_forkwatch_born(pid);
 	return pid;
 }
@@ -68,7 +61,7 @@ SFS_EXPORT _Noreturn void _Exit(int status)
  * last thread, which the library's own threads must not outlive. */
 SFS_EXPORT _Noreturn void pthread_exit(void *ret)
 {
-	if (sfs_initialized() && sfs_g.active && getpid() == (pid_t)syscall(SYS_gettid))
+	if (sfs_initialized() && sfs_live() && getpid() == (pid_t)syscall(SYS_gettid))
 		sfs_main_thread_exiting();
 	sfs_real.pthread_exit(ret);
 	for (;;)
@@ -124,67 +117,77 @@ SFS_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *c
 	return sfs_real.execveat(dirfd, path, argv, envp, flags);
 }
 
-/* execl, execlp, execle: collect the variadic list into an argv array. */
-static char **collect(const char *arg0, va_list ap, char ***envp)
+/* execl, execlp, execle: the variadic list as an argv array on the stack,
+ * as glibc builds it (no malloc: a vfork child runs on its parent's heap).
+ * How many arguments follow arg0, up to the NULL that ends them: */
+static size_t count_args(va_list ap)
 {
 	va_list count;
 	va_copy(count, ap);
-	size_t n = 1;
+	size_t n = 0;
 	while (va_arg(count, char *))
 		n++;
 	va_end(count);
-	char **argv = malloc((n + 1) * sizeof(*argv));
-	if (!argv)
-		return NULL;
+	return n;
+}
+
+/* More arguments than an exec takes (E2BIG, as glibc's execl). */
+#define TOO_MANY_ARGS(n)                                                                           \
+	do {                                                                                       \
+		if ((n) >= INT_MAX) {                                                              \
+			va_end(ap);                                                                \
+			errno = E2BIG;                                                             \
+			return -1;                                                                 \
+		}                                                                                  \
+	} while (0)
+
+/* argv (n + 2 entries) from arg0 and ap; then *envp, when asked. */
+static void fill_args(char **argv, size_t n, const char *arg0, va_list ap, char ***envp)
+{
 	argv[0] = (char *)arg0;
-	for (size_t i = 1; i <= n; i++)
+	for (size_t i = 1; i <= n + 1; i++)
 		argv[i] = va_arg(ap, char *);
 	if (envp)
 		*envp = va_arg(ap, char **);
-	return argv;
 }
 
-/* execl and execlp: the collected argv run by execv or execvp (the
- * library's own, which relink first), freed if the exec fails. */
-static int exec_collected(int (*exec)(const char *, char *const[]), const char *file, char **argv)
-{
-	if (!argv)
-		return -1;
-	int r = exec(file, argv);
-	free(argv);
-	return r;
-}
-
+/* Each through the library's own execv, execvp or execve (which relink
+ * first). */
 SFS_EXPORT int execl(const char *path, const char *arg0, ...)
 {
 	va_list ap;
 	va_start(ap, arg0);
-	char **argv = collect(arg0, ap, NULL);
+	size_t n = count_args(ap);
+	TOO_MANY_ARGS(n);
+	char *argv[n + 2];
+	fill_args(argv, n, arg0, ap, NULL);
 	va_end(ap);
-	return exec_collected(execv, path, argv);
+	return execv(path, argv);
 }
 
 SFS_EXPORT int execlp(const char *file, const char *arg0, ...)
 {
 	va_list ap;
 	va_start(ap, arg0);
-	char **argv = collect(arg0, ap, NULL);
+	size_t n = count_args(ap);
+	TOO_MANY_ARGS(n);
+	char *argv[n + 2];
+	fill_args(argv, n, arg0, ap, NULL);
 	va_end(ap);
-	return exec_collected(execvp, file, argv);
+	return execvp(file, argv);
 }
 
 SFS_EXPORT int execle(const char *path, const char *arg0, ...)
 {
 	va_list ap;
-	char **envp = NULL;
 	va_start(ap, arg0);
-	char **argv = collect(arg0, ap, &envp);
+	size_t n = count_args(ap);
+	TOO_MANY_ARGS(n);
+	char *argv[n + 2];
+	char **envp;
+	fill_args(argv, n, arg0, ap, &envp);
 	va_end(ap);
-	if (!argv)
-		return -1;
-	int r = execve(path, argv, envp);
-	free(argv);
-	return r;
+	return execve(path, argv, envp);
 }
 
 /* The child of a spawn holds copies of every descriptor without

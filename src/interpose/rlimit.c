@@ -16,9 +16,10 @@
 #define NO_SANITIZE SFS_NO_SANITIZE
 #define next sfs_early_next
 
+/* A vfork child's limit is its own: the copy is the parent's. */
 NO_SANITIZE static int refreshed(int r, int resource)
 {
-	if (r == 0 && resource == RLIMIT_FSIZE &&
+	if (r == 0 && resource == RLIMIT_FSIZE && !sfs_vfork_child &&
 	    atomic_load_explicit(&sfs_init_state, memory_order_acquire) == 2)
 		sfs_refresh_fsize_limit();
 	return r;

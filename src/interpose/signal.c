@@ -42,11 +42,25 @@ SFS_NO_SANITIZE static int any_sigaction(int sig, const struct sigaction *act,
 					 struct sigaction *old)
 {
 	static void *real;
+	int (*fn)(int, const struct sigaction *, struct sigaction *) =
+		sfs_early_next("sigaction", &real);
+	if (sfs_unlikely(sfs_vfork_child)) {
+		/* Its dispositions are its own (the kernel copied them), and
+		 * nothing of the library runs in it: what it sets goes to the
+		 * kernel as it is. The record of what the application set is
+		 * the parent's: read, never written. */
+		struct sigaction was;
+		if (virtual_action(sig, NULL, &was) < 0)
+			return fn(sig, act, old);
+		if (act && fn(sig, act, NULL) != 0)
+			return -1;
+		if (old)
+			*old = was;
+		return 0;
+	}
 	int r = virtual_action(sig, act, old);
 	if (r >= 0)
 		return r;
-	int (*fn)(int, const struct sigaction *, struct sigaction *) =
-		sfs_early_next("sigaction", &real);
 	return fn(sig, act, old);
 }
 

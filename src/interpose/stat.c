@@ -38,7 +38,7 @@ static void later(struct timespec *ts, int64_t ns)
 static void patch(int r, struct stat *st)
 {
 	int64_t size, mtime;
-	if (r != 0 || !sfs_g.active || !S_ISREG(st->st_mode) ||
+	if (r != 0 || !sfs_live() || !S_ISREG(st->st_mode) ||
 	    !staged(st->st_dev, st->st_ino, &size, &mtime))
 		return;
 	if (size > st->st_size)
@@ -59,7 +59,7 @@ static void later_x(struct statx_timestamp *ts, int64_t ns)
 static void patch_statx(int r, struct statx *stx)
 {
 	int64_t size, mtime;
-	if (r != 0 || !sfs_g.active || !S_ISREG(stx->stx_mode) ||
+	if (r != 0 || !sfs_live() || !S_ISREG(stx->stx_mode) ||
 	    !staged(makedev(stx->stx_dev_major, stx->stx_dev_minor), stx->stx_ino, &size, &mtime))
 		return;
 	if (stx->stx_mask & STATX_SIZE) {

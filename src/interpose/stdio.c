@@ -38,7 +38,7 @@ static bool before_open(const char *path, const char *mode)
 static FILE *handed_to_stdio(FILE *fp, const char *mode)
 {
 	bool reads_only = mode && mode[0] == 'r' && !strchr(mode, '+');
-	if (!fp || !sfs_g.active || !sfs_metasync_on() || reads_only)
+	if (!fp || !sfs_live() || !sfs_metasync_on() || reads_only)
 		return fp;
 	int saved = errno;
 	struct stat st;
@@ -121,7 +121,7 @@ SFS_EXPORT int fclose(FILE *fp)
 	int r = 0;
 	if (fd >= 0 && sfs_fd_is_dsync(fd))
 		r = synced(fp, sfs_real.fflush(fp));
-	struct sfs_file *f = fd >= 0 && sfs_g.active ? sfs_fd_remove(fd) : NULL;
+	struct sfs_file *f = fd >= 0 && sfs_live() ? sfs_fd_remove(fd) : NULL;
 	int c = sfs_real.fclose(fp);
 	if (f)
 		sfs_file_put(f);

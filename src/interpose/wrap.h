@@ -137,19 +137,29 @@ static inline long sfs_wrap_done(struct sfs_file *f, enum sfs_call c, uint64_t t
 	return sfs_ret(r);
 }
 
+/* A vfork child's write (r bytes) through fd, in sync and strict modes:
+ * the parent's marks cover what it inherited, so a file of the managed file
+ * system it opened itself is synced here (interpose/vfork.c). */
+long sfs_vfork_child_wrote(int fd, long r);
+
 /* After the kernel wrote through fd (result r): in sync and strict modes a
  * descriptor of a file left to the kernel (SFS_FD_DSYNC) has its data made
  * durable before the call returns. A mark on a number the kernel reused for
- * something that cannot be synced (closed where no wrapper saw it) goes. */
+ * something that cannot be synced (closed where no wrapper saw it) goes,
+ * except in a vfork child, where the table is the parent's. */
 static inline long sfs_kernel_wrote(int fd, long r)
 {
-	if (sfs_likely(r < 0 || !sfs_fd_is_dsync(fd)))
-		return r;
+	if (sfs_likely(r < 0 || !sfs_fd_is_dsync(fd))) {
+		if (sfs_likely(!sfs_vfork_child) || r < 0)
+			return r;
+		return sfs_vfork_child_wrote(fd, r);
+	}
 	int saved = errno;
 	if (sfs_real.fdatasync(fd) == 0)
 		return r;
 	if (errno == EINVAL || errno == EBADF || errno == EROFS) {
-		sfs_fd_set_dsync(fd, false);
+		if (!sfs_vfork_child)
+			sfs_fd_set_dsync(fd, false);
 		errno = saved;
 		return r;
 	}

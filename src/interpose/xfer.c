@@ -135,7 +135,7 @@ SFS_EXPORT long syscall(long nr, ...)
 		long (*fn)(long, ...) = sfs_early_next("syscall", &early);
 		return fn(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	}
-	if (!sfs_g.active)
+	if (!sfs_live())
 		return sfs_real.syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	switch (nr) {
 	case SYS_read:

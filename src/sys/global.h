@@ -34,6 +34,21 @@ struct sfs_global {
 
 extern struct sfs_global sfs_g;
 
+/* Set on the thread that calls vfork, from just before the call until the
+ * parent thread runs again (interpose/vfork.c). The child runs on that
+ * thread's stack and TLS in the parent's memory, so it is the only one to
+ * see it set: every table the library could edit there is the parent's.
+ * Initial-exec TLS: read on every call. */
+extern __thread bool sfs_vfork_child __attribute__((tls_model("initial-exec")));
+
+/* Whether the library manages files in this process now: started with a
+ * valid root, and not a vfork child (which leaves every call to the kernel
+ * until its exec or _exit). */
+static inline bool sfs_live(void)
+{
+	return sfs_g.active && !sfs_vfork_child;
+}
+
 /* Re-reads RLIMIT_FSIZE (after the application changed it). */
 void sfs_refresh_fsize_limit(void);
 
