@@ -126,6 +126,79 @@ static void recover_dead(void)
 			 rep.stores, rep.orphaned, rep.first_error);
 }
 
+/* The start on the managed file system: its private directory, what dead
+ * processes left there, the shared segments, the library's handlers.
+ * Returns with sfs_g.active set, or with the library off (after saying
+ * why). */
+static void start_root(void)
+{
+	int rc = setup_root();
+	if (rc) {
+		sfs_error("SPLITFS_ROOT=%s: %s; passing every call to the kernel", sfs_g.opt.root,
+			  strerror(-rc));
+		return;
+	}
+	sfs_census_attach();
+	recover_dead();
+	sfs_census_settle();
+	sfs_share_attach();
+	sfs_protect_init();
+	sfs_guard_install();
+	sfs_signals_install(sfs_flush_before_exit);
+	pthread_atfork(sfs_atfork_prepare, sfs_atfork_parent, sfs_atfork_child);
+	sfs_demote_inherited();
+	if (sfs_g.opt.verbose) {
+		sfs_options_print(&sfs_g.opt);
+		sfs_msg("managing %s (dev %u:%u), relink backend %s", sfs_g.opt.root,
+			major(sfs_g.root_dev), minor(sfs_g.root_dev),
+			sfs_relink_name(sfs_g.opt.relink));
+	}
+	/* Release: a thread that sees it set sees all of the above. */
+	__atomic_store_n(&sfs_g.active, true, __ATOMIC_RELEASE);
+}
+
+/* The start on the root, put off (POSIX mode) until a call names a path:
+ * a process that never does (a filter of a pipeline, /bin/true, a helper
+ * that only reads what it inherited) never pays for it. Until then nothing
+ * is managed: every descriptor it holds is one it inherited, the kernel's
+ * in POSIX mode. What dead processes left is put back, as before, before
+ * the first call that could see it (open, stat, rename, ... of any path).
+ * SFS_WAKE_OFF: a fork child of a process another thread of which was
+ * starting (the start's state is half made): the library stays off. */
+enum { SFS_WAKE_DONE, SFS_WAKE_DORMANT, SFS_WAKE_RUNNING, SFS_WAKE_OFF };
+atomic_int sfs_wake_state;
+static __thread int in_wake __attribute__((tls_model("initial-exec")));
+
+static void wake_child(void)
+{
+	if (atomic_load(&sfs_wake_state) == SFS_WAKE_RUNNING)
+		atomic_store(&sfs_wake_state, SFS_WAKE_OFF);
+}
+
+bool sfs_dormant(void)
+{
+	int st = atomic_load_explicit(&sfs_wake_state, memory_order_acquire);
+	return st == SFS_WAKE_DORMANT || st == SFS_WAKE_RUNNING;
+}
+
+void sfs_wake_slow(void)
+{
+	/* A vfork child runs on its parent's memory (sys/global.h), and a
+	 * start re-entered from itself (a handler) waits for nothing. */
+	if (sfs_vfork_child || in_wake)
+		return;
+	int expect = SFS_WAKE_DORMANT;
+	if (atomic_compare_exchange_strong(&sfs_wake_state, &expect, SFS_WAKE_RUNNING)) {
+		in_wake = 1;
+		start_root();
+		in_wake = 0;
+		atomic_store_explicit(&sfs_wake_state, SFS_WAKE_DONE, memory_order_release);
+		return;
+	}
+	while (atomic_load_explicit(&sfs_wake_state, memory_order_acquire) == SFS_WAKE_RUNNING)
+		sched_yield();
+}
+
 static void do_init(void)
 {
 	char err[PATH_MAX + 128];
@@ -148,28 +221,15 @@ static void do_init(void)
 	sfs_g.euid = geteuid();
 	sfs_stats_on = sfs_g.opt.stats;
 	sfs_stats_open_output();
-	int rc = setup_root();
-	if (rc) {
-		sfs_error("SPLITFS_ROOT=%s: %s; passing every call to the kernel", sfs_g.opt.root,
-			  strerror(-rc));
+	/* Sync and strict modes start at once: the descriptors a process
+	 * inherits have their writes made durable per call from the start
+	 * (sfs_demote_inherited). */
+	if (sfs_g.opt.mode == SFS_MODE_POSIX) {
+		pthread_atfork(NULL, NULL, wake_child);
+		atomic_store_explicit(&sfs_wake_state, SFS_WAKE_DORMANT, memory_order_release);
 		return;
 	}
-	sfs_census_attach();
-	recover_dead();
-	sfs_census_settle();
-	sfs_share_attach();
-	sfs_protect_init();
-	sfs_guard_install();
-	sfs_signals_install(sfs_flush_before_exit);
-	pthread_atfork(sfs_atfork_prepare, sfs_atfork_parent, sfs_atfork_child);
-	sfs_demote_inherited();
-	if (sfs_g.opt.verbose) {
-		sfs_options_print(&sfs_g.opt);
-		sfs_msg("managing %s (dev %u:%u), relink backend %s", sfs_g.opt.root,
-			major(sfs_g.root_dev), minor(sfs_g.root_dev),
-			sfs_relink_name(sfs_g.opt.relink));
-	}
-	sfs_g.active = true;
+	start_root();
 }
 
 void sfs_init_slow(void)

@@ -31,11 +31,32 @@ static inline bool sfs_initialized(void)
 	return atomic_load_explicit(&sfs_init_state, memory_order_acquire) == 2;
 }
 
+/* The start on the managed file system, which init puts off in POSIX
+ * mode (init.c): a wrapper of a call that names a path calls sfs_wake()
+ * where others call sfs_init(). sfs_dormant(): still put off. */
+extern atomic_int sfs_wake_state;
+void sfs_wake_slow(void);
+bool sfs_dormant(void);
+
+static inline void sfs_wake(void)
+{
+	sfs_init();
+	if (__builtin_expect(atomic_load_explicit(&sfs_wake_state, memory_order_acquire) != 0, 0))
+		sfs_wake_slow();
+}
+
 /* True when the library manages files at all (after init), and this is
  * not a vfork child (sys/global.h). */
 static inline bool sfs_active(void)
 {
 	sfs_init();
+	return sfs_live();
+}
+
+/* sfs_active for a call that names a path. */
+static inline bool sfs_active_path(void)
+{
+	sfs_wake();
 	return sfs_live();
 }
 

@@ -11,7 +11,7 @@
 
 SFS_EXPORT int chmod(const char *path, mode_t mode)
 {
-	sfs_init();
+	sfs_wake();
 	int r = sfs_real.chmod(path, mode);
 	SFS_META_DURABLE(r, sfs_metasync_inode(AT_FDCWD, path, 0));
 	return r;
@@ -19,7 +19,7 @@ SFS_EXPORT int chmod(const char *path, mode_t mode)
 
 SFS_EXPORT int lchmod(const char *path, mode_t mode)
 {
-	sfs_init();
+	sfs_wake();
 	int r = sfs_real.lchmod(path, mode);
 	SFS_META_DURABLE(r, sfs_metasync_inode(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW));
 	return r;
@@ -36,7 +36,7 @@ SFS_EXPORT int fchmod(int fd, mode_t mode)
 
 SFS_EXPORT int fchmodat(int dirfd, const char *path, mode_t mode, int flags)
 {
-	sfs_init();
+	sfs_wake();
 	int r = sfs_real.fchmodat(dirfd, path, mode, flags);
 	SFS_META_DURABLE(r, sfs_metasync_inode(dirfd, path, flags));
 	return r;
@@ -44,7 +44,7 @@ SFS_EXPORT int fchmodat(int dirfd, const char *path, mode_t mode, int flags)
 
 SFS_EXPORT int chown(const char *path, uid_t uid, gid_t gid)
 {
-	sfs_init();
+	sfs_wake();
 	int r = sfs_real.chown(path, uid, gid);
 	SFS_META_DURABLE(r, sfs_metasync_inode(AT_FDCWD, path, 0));
 	return r;
@@ -52,7 +52,7 @@ SFS_EXPORT int chown(const char *path, uid_t uid, gid_t gid)
 
 SFS_EXPORT int lchown(const char *path, uid_t uid, gid_t gid)
 {
-	sfs_init();
+	sfs_wake();
 	int r = sfs_real.lchown(path, uid, gid);
 	SFS_META_DURABLE(r, sfs_metasync_inode(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW));
 	return r;
@@ -69,7 +69,7 @@ SFS_EXPORT int fchown(int fd, uid_t uid, gid_t gid)
 
 SFS_EXPORT int fchownat(int dirfd, const char *path, uid_t uid, gid_t gid, int flags)
 {
-	sfs_init();
+	sfs_wake();
 	int r = sfs_real.fchownat(dirfd, path, uid, gid, flags);
 	SFS_META_DURABLE(r, sfs_metasync_inode(dirfd, path, flags));
 	return r;

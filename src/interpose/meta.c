@@ -52,7 +52,7 @@ static void relink_path(int dirfd, const char *path)
 static int unlink_impl(int dirfd, const char *path, int flags,
 		       int (*kernel)(int, const char *, int))
 {
-	if (!sfs_active())
+	if (!sfs_active_path())
 		return kernel(dirfd, path, flags);
 	struct stat st;
 	bool known = sfs_inode_any() && lookup(dirfd, path, &st);
@@ -99,7 +99,7 @@ SFS_EXPORT int remove(const char *path)
 static int rename_impl(int olddir, const char *oldpath, int newdir, const char *newpath,
 		       unsigned flags)
 {
-	if (!sfs_active())
+	if (!sfs_active_path())
 		return sfs_real.renameat2(olddir, oldpath, newdir, newpath, flags);
 	relink_path(olddir, oldpath);
 	if (flags & RENAME_EXCHANGE)
@@ -119,7 +119,7 @@ static int rename_impl(int olddir, const char *oldpath, int newdir, const char *
 
 SFS_EXPORT int rename(const char *oldpath, const char *newpath)
 {
-	sfs_init();
+	sfs_wake();
 	if (!sfs_live())
 		return sfs_real.rename(oldpath, newpath);
 	return rename_impl(AT_FDCWD, oldpath, AT_FDCWD, newpath, 0);
@@ -127,7 +127,7 @@ SFS_EXPORT int rename(const char *oldpath, const char *newpath)
 
 SFS_EXPORT int renameat(int olddir, const char *oldpath, int newdir, const char *newpath)
 {
-	sfs_init();
+	sfs_wake();
 	if (!sfs_live())
 		return sfs_real.renameat(olddir, oldpath, newdir, newpath);
 	return rename_impl(olddir, oldpath, newdir, newpath, 0);
@@ -175,7 +175,7 @@ SFS_EXPORT int utimensat(int dirfd, const char *path, const struct timespec time
 	 * futimens(dirfd): hide the pointer from that assumption. */
 	const char *p = path;
 	__asm__("" : "+r"(p));
-	if (sfs_active()) {
+	if (p ? sfs_active_path() : sfs_active()) {
 		if (p)
 			relink_path_at(dirfd, p, flags & AT_SYMLINK_NOFOLLOW);
 		else
@@ -188,7 +188,7 @@ SFS_EXPORT int utimensat(int dirfd, const char *path, const struct timespec time
 
 SFS_EXPORT int futimesat(int dirfd, const char *path, const struct timeval tv[2])
 {
-	if (sfs_active())
+	if (sfs_active_path())
 		relink_path_at(dirfd, path, 0);
 	int r = sfs_real.futimesat(dirfd, path, tv);
 	SFS_META_DURABLE(r, sfs_metasync_inode(dirfd, path, 0));
@@ -197,7 +197,7 @@ SFS_EXPORT int futimesat(int dirfd, const char *path, const struct timeval tv[2]
 
 SFS_EXPORT int utimes(const char *path, const struct timeval tv[2])
 {
-	if (sfs_active())
+	if (sfs_active_path())
 		relink_path_at(AT_FDCWD, path, 0);
 	int r = sfs_real.utimes(path, tv);
 	SFS_META_DURABLE(r, sfs_metasync_inode(AT_FDCWD, path, 0));
@@ -206,7 +206,7 @@ SFS_EXPORT int utimes(const char *path, const struct timeval tv[2])
 
 SFS_EXPORT int lutimes(const char *path, const struct timeval tv[2])
 {
-	if (sfs_active())
+	if (sfs_active_path())
 		relink_path_at(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW);
 	int r = sfs_real.lutimes(path, tv);
 	SFS_META_DURABLE(r, sfs_metasync_inode(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW));
@@ -215,7 +215,7 @@ SFS_EXPORT int lutimes(const char *path, const struct timeval tv[2])
 
 SFS_EXPORT int utime(const char *path, const struct utimbuf *times)
 {
-	if (sfs_active())
+	if (sfs_active_path())
 		relink_path_at(AT_FDCWD, path, 0);
 	int r = sfs_real.utime(path, times);
 	SFS_META_DURABLE(r, sfs_metasync_inode(AT_FDCWD, path, 0));

@@ -14,7 +14,7 @@
  * the same checks and errors), and so are mkfifo and mknod below. */
 SFS_EXPORT int mkdirat(int dirfd, const char *path, mode_t mode)
 {
-	sfs_init();
+	sfs_wake();
 	int r = sfs_real.mkdirat(dirfd, path, mode);
 	SFS_META_DURABLE(r, sfs_metasync_parent(dirfd, path));
 	return r;
@@ -27,7 +27,7 @@ SFS_EXPORT int mkdir(const char *path, mode_t mode)
 
 SFS_EXPORT int rmdir(const char *path)
 {
-	sfs_init();
+	sfs_wake();
 	int r = sfs_real.rmdir(path);
 	SFS_META_DURABLE(r, sfs_metasync_parent(AT_FDCWD, path));
 	return r;
@@ -35,7 +35,7 @@ SFS_EXPORT int rmdir(const char *path)
 
 SFS_EXPORT int link(const char *oldpath, const char *newpath)
 {
-	sfs_init();
+	sfs_wake();
 	int r = sfs_real.link(oldpath, newpath);
 	SFS_META_DURABLE(r, sfs_metasync_parent(AT_FDCWD, newpath));
 	return r;
@@ -43,7 +43,7 @@ SFS_EXPORT int link(const char *oldpath, const char *newpath)
 
 SFS_EXPORT int linkat(int olddir, const char *oldpath, int newdir, const char *newpath, int flags)
 {
-	sfs_init();
+	sfs_wake();
 	int r = sfs_real.linkat(olddir, oldpath, newdir, newpath, flags);
 	SFS_META_DURABLE(r, sfs_metasync_parent(newdir, newpath));
 	return r;
@@ -51,7 +51,7 @@ SFS_EXPORT int linkat(int olddir, const char *oldpath, int newdir, const char *n
 
 SFS_EXPORT int symlink(const char *target, const char *linkpath)
 {
-	sfs_init();
+	sfs_wake();
 	int r = sfs_real.symlink(target, linkpath);
 	SFS_META_DURABLE(r, sfs_metasync_parent(AT_FDCWD, linkpath));
 	return r;
@@ -59,7 +59,7 @@ SFS_EXPORT int symlink(const char *target, const char *linkpath)
 
 SFS_EXPORT int symlinkat(const char *target, int dirfd, const char *linkpath)
 {
-	sfs_init();
+	sfs_wake();
 	int r = sfs_real.symlinkat(target, dirfd, linkpath);
 	SFS_META_DURABLE(r, sfs_metasync_parent(dirfd, linkpath));
 	return r;
@@ -67,7 +67,7 @@ SFS_EXPORT int symlinkat(const char *target, int dirfd, const char *linkpath)
 
 static int mknodat_impl(int dirfd, const char *path, mode_t mode, dev_t dev)
 {
-	sfs_init();
+	sfs_wake();
 	int r = sfs_real.mknodat(dirfd, path, mode, dev);
 	SFS_META_DURABLE(r, sfs_metasync_parent(dirfd, path));
 	return r;
@@ -110,7 +110,7 @@ SFS_EXPORT int __xmknod(int ver, const char *path, mode_t mode, dev_t *dev)
 /* glibc's mkfifo calls mknod internally, past any interposer. */
 SFS_EXPORT int mkfifoat(int dirfd, const char *path, mode_t mode)
 {
-	sfs_init();
+	sfs_wake();
 	int r = sfs_real.mkfifoat(dirfd, path, mode);
 	SFS_META_DURABLE(r, sfs_metasync_parent(dirfd, path));
 	return r;

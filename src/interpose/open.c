@@ -28,7 +28,7 @@
  * durable (sync and strict modes). */
 static bool before(int dirfd, const char *path, int flags)
 {
-	sfs_init();
+	sfs_wake();
 	return sfs_metasync_on() && sfs_metasync_will_create(dirfd, path, flags);
 }
 
@@ -112,7 +112,7 @@ static int made_temp(int fd, int flags, const char *tmpl)
 
 SFS_EXPORT int mkstemp(char *tmpl)
 {
-	sfs_init();
+	sfs_wake();
 	return made_temp(sfs_real.mkstemp(tmpl), 0, tmpl);
 }
 
@@ -120,7 +120,7 @@ SFS_ALIAS(mkstemp64, mkstemp);
 
 SFS_EXPORT int mkostemp(char *tmpl, int flags)
 {
-	sfs_init();
+	sfs_wake();
 	return made_temp(sfs_real.mkostemp(tmpl, flags), flags, tmpl);
 }
 
@@ -128,7 +128,7 @@ SFS_ALIAS(mkostemp64, mkostemp);
 
 SFS_EXPORT int mkstemps(char *tmpl, int suffixlen)
 {
-	sfs_init();
+	sfs_wake();
 	return made_temp(sfs_real.mkstemps(tmpl, suffixlen), 0, tmpl);
 }
 
@@ -136,7 +136,7 @@ SFS_ALIAS(mkstemps64, mkstemps);
 
 SFS_EXPORT int mkostemps(char *tmpl, int suffixlen, int flags)
 {
-	sfs_init();
+	sfs_wake();
 	return made_temp(sfs_real.mkostemps(tmpl, suffixlen, flags), flags, tmpl);
 }
 

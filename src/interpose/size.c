@@ -95,7 +95,7 @@ static int truncate_impl(int (*real)(const char *, off_t), const char *path, off
 
 SFS_EXPORT int truncate(const char *path, off_t len)
 {
-	sfs_init();
+	sfs_wake();
 	return truncate_impl(sfs_real.truncate, path, len);
 }
 

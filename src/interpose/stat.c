@@ -85,9 +85,19 @@ static int fstat_impl(int fd, struct stat *st)
 	return r;
 }
 
+/* A call that names a path starts the library on its root (init.h); an
+ * empty one with AT_EMPTY_PATH is an fstat of dirfd. */
+static void before_path(const char *path, int flags)
+{
+	if ((flags & AT_EMPTY_PATH) && path && !*path)
+		sfs_init();
+	else
+		sfs_wake();
+}
+
 static int fstatat_impl(int dirfd, const char *path, struct stat *st, int flags)
 {
-	sfs_init();
+	before_path(path, flags);
 	int r = sfs_real.fstatat(dirfd, path, st, flags);
 	patch(r, st);
 	return r;
@@ -102,7 +112,7 @@ SFS_ALIAS(fstat64, fstat);
 
 SFS_EXPORT int stat(const char *path, struct stat *st)
 {
-	sfs_init();
+	sfs_wake();
 	int r = sfs_real.stat(path, st);
 	patch(r, st);
 	return r;
@@ -112,7 +122,7 @@ SFS_ALIAS(stat64, stat);
 
 SFS_EXPORT int lstat(const char *path, struct stat *st)
 {
-	sfs_init();
+	sfs_wake();
 	int r = sfs_real.lstat(path, st);
 	patch(r, st);
 	return r;
@@ -189,7 +199,7 @@ SFS_ALIAS(__fxstatat64, __fxstatat);
 
 SFS_EXPORT int statx(int dirfd, const char *path, int flags, unsigned int mask, struct statx *stx)
 {
-	sfs_init();
+	before_path(path, flags);
 	int r = sfs_real.statx(dirfd, path, flags, mask, stx);
 	patch_statx(r, stx);
 	return r;

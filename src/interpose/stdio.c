@@ -29,7 +29,7 @@ static int mode_flags(const char *mode)
  * kernel's path for that file while the stream is open (lease.h). */
 static bool before_open(const char *path, const char *mode)
 {
-	sfs_init();
+	sfs_wake();
 	return sfs_metasync_on() && sfs_metasync_will_create(AT_FDCWD, path, mode_flags(mode));
 }
 

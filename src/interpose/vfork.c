@@ -14,6 +14,9 @@
  * kernel: it has only kernel descriptors, as a posix_spawn child has (in
  * sync and strict modes, its writes to files of the managed file system and
  * its changes to names are made durable per call all the same). The
+ * A process that has not started on its root yet (init.h) marks the
+ * child all the same: a start there would be made in the parent's memory
+ * with the child's descriptors. The
  * parent thread runs again only once the child has exec'd or exited, and
  * clears the mark first, with every signal blocked from before the vfork
  * until then (a handler in between would see the mark); the child restores
@@ -53,7 +56,7 @@ pid_t sfs_vfork_as_fork(void);
 
 /* What vfork_enter tells the instructions: the library is not running
  * (a plain vfork), the library's vfork, or fork instead. */
-enum { VFORK_PLAIN, VFORK_LIBRARY, VFORK_AS_FORK };
+enum { VFORK_PLAIN, VFORK_LIBRARY, VFORK_AS_FORK, VFORK_DORMANT };
 
 /* The caller's signal mask while every signal is blocked: written by the
  * parent before the vfork, read by both processes after it. */
@@ -88,16 +91,22 @@ static bool shadow_stack(void)
 VFORK_STEP int sfs_vfork_enter(void)
 {
 	sfs_init();
-	if (!sfs_live())
+	bool live = sfs_live();
+	/* Not started on its root yet (init.h): the child has nothing of the
+	 * library's to leave alone, but must not start it in its parent's
+	 * memory either. */
+	bool dormant = !live && sfs_dormant();
+	if (!live && !dormant)
 		return VFORK_PLAIN; /* nothing of the library's to keep apart */
 	if (sfs_busy != 0 || shadow_stack())
 		return VFORK_AS_FORK;
-	sfs_vfork_prepare();
+	if (live)
+		sfs_vfork_prepare();
 	sigset_t all;
 	sigfillset(&all);
 	set_mask(&all, &caller_mask);
 	sfs_vfork_child = true;
-	return VFORK_LIBRARY;
+	return live ? VFORK_LIBRARY : VFORK_DORMANT;
 }
 
 /* The child, just after a library vfork. */
@@ -110,9 +119,10 @@ VFORK_STEP void sfs_vfork_in_child(void)
  * -errno); returns vfork's. */
 VFORK_STEP pid_t sfs_vfork_in_parent(long r, int how)
 {
-	if (how == VFORK_LIBRARY) {
+	if (how != VFORK_PLAIN) {
 		sfs_vfork_child = false;
-		sfs_vfork_parent(r < 0 ? -1 : (pid_t)r);
+		if (how == VFORK_LIBRARY)
+			sfs_vfork_parent(r < 0 ? -1 : (pid_t)r);
 		set_mask(&caller_mask, NULL);
 	}
 	return (pid_t)sfs_ret(r);

@@ -46,7 +46,7 @@ extern __thread bool sfs_vfork_child __attribute__((tls_model("initial-exec")));
  * until its exec or _exit). */
 static inline bool sfs_live(void)
 {
-	return sfs_g.active && !sfs_vfork_child;
+	return __atomic_load_n(&sfs_g.active, __ATOMIC_ACQUIRE) && !sfs_vfork_child;
 }
 
 /* Re-reads RLIMIT_FSIZE (after the application changed it). */

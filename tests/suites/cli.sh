@@ -77,7 +77,9 @@ n=$(sed -nE 's/.* ([0-9]+) skipped.*/\1/p' <<<"$out")
 # the image's top (`run --root DIR/sub`, as the crash suite's) has its own
 # .splitfs, so its own segment: it went unremoved, two per make test.
 census_of() { ls /dev/shm | grep -E "^splitfs-census\.$(id -u)\.$(stat -c %d "$M")\." ; }
-"$SFS_CLI" run --root "$M" -- true
+# A command that names a path under the root: the library starts there
+# (and makes the segment) only then (src/init.c).
+"$SFS_CLI" run --root "$M" -- stat "$M" >/dev/null
 seg1=$(census_of)
 img=$(sed -n 's/^backing=//p' "$M/.splitfs/image")
 hold=$(mktemp /dev/shm/splitfs-cli-hold.XXXXXX)
@@ -85,10 +87,10 @@ truncate -s 1M "$hold"
 umount "$M" || die "cannot unmount $M"
 loop=$(losetup -f --show "$hold") # the freed loop device stays taken
 mount -o loop "$img" "$M" || die "cannot mount $img again"
-"$SFS_CLI" run --root "$M" -- true
+"$SFS_CLI" run --root "$M" -- stat "$M" >/dev/null
 seg2=$(census_of)
 mkdir -p "$M/sub"
-"$SFS_CLI" run --root "$M/sub" -- true
+"$SFS_CLI" run --root "$M/sub" -- stat "$M/sub" >/dev/null
 seg3=$(census_of | grep -v "^$seg2\$")
 # A copy of the image mounted elsewhere has the same tail, another device.
 copy=splitfs-census.4242.$(stat -c %d /dev/shm).${seg1#*.*.*.}
