@@ -68,7 +68,12 @@ static int setup_root(void)
 		sfs_real.close(dfd);
 		return -EXDEV; /* relink needs staging files on the same file system */
 	}
-	sfs_g.priv_dirfd = sfs_internal_fd(dfd);
+	/* In POSIX mode the start works with this descriptor and closes it
+	 * (start_root); a later use opens an internal one, of this same
+	 * directory (sfs_privdir). Sync and strict modes keep it: every
+	 * writer needs its log there. */
+	sfs_g.priv_ino = st.st_ino;
+	sfs_g.priv_dirfd = sfs_g.opt.mode == SFS_MODE_POSIX ? dfd : sfs_internal_fd(dfd);
 	/* Which mount this is: staged windows are adopted only on the one
 	 * they were written on (staging/format.h). */
 	int rc = sfs_mount_instance(sfs_lib_sys(), sfs_g.priv_dirfd, sfs_g.boot_id, &sfs_g.mnt_id);
@@ -130,10 +135,21 @@ static void recover_dead(void)
  * processes left there, the shared segments, the library's handlers.
  * Returns with sfs_g.active set, or with the library off (after saying
  * why). */
+/* The start's own descriptor of .splitfs goes (setup_root). */
+static void drop_start_dirfd(void)
+{
+	if (sfs_g.opt.mode != SFS_MODE_POSIX)
+		return;
+	int fd = __atomic_exchange_n(&sfs_g.priv_dirfd, -1, __ATOMIC_ACQ_REL);
+	if (fd >= 0)
+		sfs_real.close(fd);
+}
+
 static void start_root(void)
 {
 	int rc = setup_root();
 	if (rc) {
+		drop_start_dirfd();
 		sfs_error("SPLITFS_ROOT=%s: %s; passing every call to the kernel", sfs_g.opt.root,
 			  strerror(-rc));
 		return;
@@ -141,6 +157,7 @@ static void start_root(void)
 	sfs_census_attach();
 	recover_dead();
 	sfs_census_settle();
+	drop_start_dirfd();
 	sfs_share_attach();
 	sfs_protect_init();
 	sfs_guard_install();

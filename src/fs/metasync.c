@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../sys/self.h"
 #include "../sys/global.h"
 #include "../sys/real.h"
 #include "../sys/statq.h"
@@ -96,9 +97,8 @@ int sfs_metasync_inode(int dirfd, const char *path, int atflags)
 	    st.st_dev != sfs_g.root_dev)
 		return 0;
 	fd = sfs_real.openat(dirfd, path, O_PATH | O_CLOEXEC | nofollow);
-	int dfd = sfs_g.priv_dirfd >= 0 ? sfs_real.openat(sfs_g.priv_dirfd, ".",
-							  O_RDONLY | O_DIRECTORY | O_CLOEXEC) :
-					  -1;
+	int priv = sfs_privdir();
+	int dfd = priv >= 0 ? sfs_real.openat(priv, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 	int rc = 0;
 	if (dfd >= 0 && sfs_real.syncfs(dfd) != 0)
 		rc = -errno;

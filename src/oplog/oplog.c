@@ -533,8 +533,7 @@ void sfs_oplog_close(bool final)
 	sfs_mutex_lock(&L.ckpt_lock);
 	int rc = checkpoint(true);
 	sfs_mutex_unlock(&L.ckpt_lock);
-	int dfd = rc ? -1 :
-		       sfs_real.openat(sfs_g.priv_dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int dfd = rc ? -1 : sfs_real.openat(sfs_privdir(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	sfs_lanes_close(dfd);
 	if (dfd >= 0)
 		sfs_real.close(dfd);

@@ -38,7 +38,7 @@ static atomic_bool unsupported; /* no fallocate here: ENOSPC comes at relink */
 /* Caller holds s->lock. */
 static int open_reserve(struct shard *s)
 {
-	int f = sfs_real.openat(sfs_g.priv_dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	int f = sfs_real.openat(sfs_privdir(), ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	if (f < 0)
 		return -errno;
 	s->fd = sfs_internal_fd(f);

@@ -15,14 +15,15 @@
 
 struct sfs_global {
 	struct sfs_options opt;
-	bool active;		      /* a valid root was given: manage its files */
-	dev_t root_dev;		      /* st_dev of the managed file system */
-	char priv_dir[PATH_MAX];      /* <root>/.splitfs: staging files, logs */
-	int priv_dirfd;		      /* O_PATH|O_DIRECTORY of priv_dir (internal fd) */
-	unsigned map_shift;	      /* log2(opt.map_size) */
-	_Atomic long max_vmas;	      /* our mapping budget: vm.max_map_count / 4, 0 until read */
-	int fd_floor;		      /* internal fds are moved at or above this */
-	int stats_fd;		      /* SPLITFS_STATS_FILE (internal fd) or -1: stderr */
+	bool active;		 /* a valid root was given: manage its files */
+	dev_t root_dev;		 /* st_dev of the managed file system */
+	char priv_dir[PATH_MAX]; /* <root>/.splitfs: staging files, logs */
+	int priv_dirfd;		 /* O_PATH of priv_dir (internal fd), -1 until used: sys/self.h */
+	ino_t priv_ino;		 /* priv_dir's inode, as the start checked it */
+	unsigned map_shift;	 /* log2(opt.map_size) */
+	_Atomic long max_vmas;	 /* our mapping budget: vm.max_map_count / 4, 0 until read */
+	int fd_floor;		 /* internal fds are moved at or above this */
+	int stats_fd;		 /* SPLITFS_STATS_FILE (internal fd) or -1: stderr */
 	_Atomic uint64_t fsize_limit; /* RLIMIT_FSIZE, refreshed by the setrlimit wrappers */
 	dev_t stderr_dev;	      /* what fd 2 was at start, so the stats never go */
 	ino_t stderr_ino;	      /* into a file the application put on fd 2 later */

@@ -2,7 +2,9 @@
 #define _GNU_SOURCE
 #include "self.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "global.h"
@@ -43,6 +45,35 @@ int sfs_internal_fd(int fd)
 	if (marker)
 		marker(fd, true);
 	return fd;
+}
+
+static int privdir_open(void)
+{
+	int fd = sfs_real.open(sfs_g.priv_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	if (sfs_real.fstat(fd, &st) != 0 || st.st_dev != sfs_g.root_dev ||
+	    st.st_ino != sfs_g.priv_ino) {
+		sfs_real.close(fd);
+		errno = ESTALE; /* replaced since the start: not the one checked */
+		return -1;
+	}
+	fd = sfs_internal_fd(fd);
+	/* Two threads may open it at once: the first one kept serves both. */
+	int none = -1;
+	if (!__atomic_compare_exchange_n(&sfs_g.priv_dirfd, &none, fd, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE)) {
+		sfs_internal_close(fd);
+		fd = none;
+	}
+	return fd;
+}
+
+int sfs_privdir(void)
+{
+	int fd = __atomic_load_n(&sfs_g.priv_dirfd, __ATOMIC_ACQUIRE);
+	return sfs_likely(fd >= 0) ? fd : privdir_open();
 }
 
 void sfs_internal_close(int fd)

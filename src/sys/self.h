@@ -17,6 +17,15 @@ void sfs_self_pid_reset(void);
 int sfs_internal_fd(int fd);
 void sfs_internal_close(int fd);
 
+/* The private directory (sfs_g.priv_dir) as an internal descriptor,
+ * opened at its first use: a process that stages nothing and keeps no log
+ * never has one (an internal descriptor is moved above 512, which grows
+ * the kernel's descriptor table in every such process, and its copy at
+ * every fork). It must still be the directory the start checked
+ * (sfs_g.priv_ino on sfs_g.root_dev): otherwise -1 with errno ESTALE,
+ * and every call made with it fails (EBADF) as a call in it would. */
+int sfs_privdir(void);
+
 /* How an fd is marked internal (or unmarked) in the fd table, which lives
  * above this layer (fs/fdtable.h). Registered by start-up before the first
  * internal fd is made; until then nothing is marked. */
