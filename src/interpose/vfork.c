@@ -54,8 +54,9 @@ void sfs_vfork_in_child(void);
 pid_t sfs_vfork_in_parent(long r, int how);
 pid_t sfs_vfork_as_fork(void);
 
-/* What vfork_enter tells the instructions: the library is not running
- * (a plain vfork), the library's vfork, or fork instead. */
+/* What vfork_enter tells the instructions: the library is off (a plain
+ * vfork), the library's vfork, fork instead, or the vfork of a process
+ * not started on its root yet (the child is marked; nothing to prepare). */
 enum { VFORK_PLAIN, VFORK_LIBRARY, VFORK_AS_FORK, VFORK_DORMANT };
 
 /* The caller's signal mask while every signal is blocked: written by the
