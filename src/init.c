@@ -147,6 +147,7 @@ static void drop_start_dirfd(void)
 
 static void start_root(void)
 {
+	sfs_stats_open_output();
 	int rc = setup_root();
 	if (rc) {
 		drop_start_dirfd();
@@ -237,7 +238,7 @@ static void do_init(void)
 	sfs_refresh_fsize_limit();
 	sfs_g.euid = geteuid();
 	sfs_stats_on = sfs_g.opt.stats;
-	sfs_stats_open_output();
+	sfs_stats_note_stderr();
 	/* Sync and strict modes start at once: the descriptors a process
 	 * inherits have their writes made durable per call from the start
 	 * (sfs_demote_inherited). */

@@ -132,7 +132,7 @@ void sfs_stats_print(int fd, const char *reason)
 	}
 }
 
-void sfs_stats_open_output(void)
+void sfs_stats_note_stderr(void)
 {
 	if (!sfs_g.opt.stats)
 		return; /* nothing is printed: no system call at start */
@@ -141,7 +141,11 @@ void sfs_stats_open_output(void)
 		sfs_g.stderr_dev = st.st_dev;
 		sfs_g.stderr_ino = st.st_ino;
 	}
-	if (!sfs_g.opt.stats_file[0])
+}
+
+void sfs_stats_open_output(void)
+{
+	if (!sfs_g.opt.stats || !sfs_g.opt.stats_file[0])
 		return;
 	int fd = sfs_real.open(sfs_g.opt.stats_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
 			       0644);

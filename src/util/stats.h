@@ -136,7 +136,12 @@ void sfs_stat_call_end(enum sfs_call c, uint64_t start, uint64_t bytes, bool pas
 /* Writes the table to fd (stderr or SPLITFS_STATS_FILE). */
 void sfs_stats_print(int fd, const char *reason);
 
-/* At start-up: notes what fd 2 is, opens SPLITFS_STATS_FILE if set. */
+/* At start-up: notes what fd 2 is. */
+void sfs_stats_note_stderr(void);
+
+/* At the start on the root (init.c), the first time the process may print
+ * them: opens SPLITFS_STATS_FILE if set. A process that never starts there
+ * prints none, and opens nothing. */
 void sfs_stats_open_output(void);
 
 /* Prints the table (SPLITFS_STATS) where SPLITFS_STATS_FILE says, or to
