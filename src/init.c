@@ -131,10 +131,6 @@ static void recover_dead(void)
 			 rep.stores, rep.orphaned, rep.first_error);
 }
 
-/* The start on the managed file system: its private directory, what dead
- * processes left there, the shared segments, the library's handlers.
- * Returns with sfs_g.active set, or with the library off (after saying
- * why). */
 /* The start's own descriptor of .splitfs goes (setup_root). */
 static void drop_start_dirfd(void)
 {
@@ -145,6 +141,10 @@ static void drop_start_dirfd(void)
 		sfs_real.close(fd);
 }
 
+/* The start on the managed file system: its private directory, what dead
+ * processes left there, the shared segments, the library's handlers.
+ * Returns with sfs_g.active set, or with the library off (after saying
+ * why). */
 static void start_root(void)
 {
 	sfs_stats_open_output();
@@ -183,7 +183,6 @@ static void start_root(void)
  * the first call that could see it (open, stat, rename, ... of any path).
  * SFS_WAKE_OFF: a fork child of a process another thread of which was
  * starting (the start's state is half made): the library stays off. */
-enum { SFS_WAKE_DONE, SFS_WAKE_DORMANT, SFS_WAKE_RUNNING, SFS_WAKE_OFF };
 atomic_int sfs_wake_state;
 static __thread int in_wake __attribute__((tls_model("initial-exec")));
 

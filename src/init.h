@@ -34,6 +34,7 @@ static inline bool sfs_initialized(void)
 /* The start on the managed file system, which init puts off in POSIX
  * mode (init.c): a wrapper of a call that names a path calls sfs_wake()
  * where others call sfs_init(). sfs_dormant(): still put off. */
+enum { SFS_WAKE_DONE, SFS_WAKE_DORMANT, SFS_WAKE_RUNNING, SFS_WAKE_OFF };
 extern atomic_int sfs_wake_state;
 void sfs_wake_slow(void);
 bool sfs_dormant(void);
@@ -41,7 +42,8 @@ bool sfs_dormant(void);
 static inline void sfs_wake(void)
 {
 	sfs_init();
-	if (__builtin_expect(atomic_load_explicit(&sfs_wake_state, memory_order_acquire) != 0, 0))
+	int st = atomic_load_explicit(&sfs_wake_state, memory_order_acquire);
+	if (__builtin_expect(st != SFS_WAKE_DONE, 0))
 		sfs_wake_slow();
 }
 

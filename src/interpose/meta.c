@@ -119,16 +119,14 @@ static int rename_impl(int olddir, const char *oldpath, int newdir, const char *
 
 SFS_EXPORT int rename(const char *oldpath, const char *newpath)
 {
-	sfs_wake();
-	if (!sfs_live())
+	if (!sfs_active_path())
 		return sfs_real.rename(oldpath, newpath);
 	return rename_impl(AT_FDCWD, oldpath, AT_FDCWD, newpath, 0);
 }
 
 SFS_EXPORT int renameat(int olddir, const char *oldpath, int newdir, const char *newpath)
 {
-	sfs_wake();
-	if (!sfs_live())
+	if (!sfs_active_path())
 		return sfs_real.renameat(olddir, oldpath, newdir, newpath);
 	return rename_impl(olddir, oldpath, newdir, newpath, 0);
 }

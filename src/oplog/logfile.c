@@ -138,7 +138,8 @@ static bool reusable(int fd, uint64_t size)
  * sees it named and unlocked; the rename is the claim. */
 int sfs_logfile_claim_free(const char *mine, uint64_t size)
 {
-	int dfd = sfs_real.openat(sfs_privdir(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int priv = sfs_privdir();
+	int dfd = sfs_real.openat(priv, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return -1;
 	DIR *d = fdopendir(dfd);
@@ -151,15 +152,15 @@ int sfs_logfile_claim_free(const char *mine, uint64_t size)
 	while (fd < 0 && (de = readdir(d)) != NULL) {
 		if (strncmp(de->d_name, "log.free.", 9) != 0)
 			continue;
-		fd = sfs_real.openat(sfs_privdir(), de->d_name,
+		fd = sfs_real.openat(priv, de->d_name,
 				     O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 		if (fd < 0)
 			continue;
 		struct stat st, named;
 		if (!reusable(fd, size) || sfs_real.flock(fd, LOCK_EX | LOCK_NB) != 0 ||
-		    sfs_real.renameat(sfs_privdir(), de->d_name, sfs_privdir(), mine) != 0 ||
+		    sfs_real.renameat(priv, de->d_name, priv, mine) != 0 ||
 		    sfs_real.fstat(fd, &st) != 0 ||
-		    sfs_real.fstatat(sfs_privdir(), mine, &named, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    sfs_real.fstatat(priv, mine, &named, AT_SYMLINK_NOFOLLOW) != 0 ||
 		    named.st_ino != st.st_ino) {
 			/* Not ours, taken by another process meanwhile, or the
 			 * name moved to another file: leave it. */
@@ -176,13 +177,13 @@ int sfs_logfile_claim_free(const char *mine, uint64_t size)
  * lives. */
 int sfs_logfile_create(const char *name, uint64_t size, uint64_t set, unsigned lane)
 {
-	int fd = sfs_real.openat(sfs_privdir(), ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	int priv = sfs_privdir();
+	int fd = sfs_real.openat(priv, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	char tmp[80] = "";
 	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
 		/* No O_TMPFILE here: a name no recovery looks at, then renamed. */
 		snprintf(tmp, sizeof(tmp), "tmp.%s", name);
-		fd = sfs_real.openat(sfs_privdir(), tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
-				     0600);
+		fd = sfs_real.openat(priv, tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	}
 	if (fd < 0)
 		return -errno;
@@ -206,12 +207,12 @@ int sfs_logfile_create(const char *name, uint64_t size, uint64_t set, unsigned l
 		goto fail;
 	char proc[48];
 	snprintf(proc, sizeof(proc), "/proc/thread-self/fd/%d", fd);
-	if (tmp[0] ? sfs_real.renameat(sfs_privdir(), tmp, sfs_privdir(), name) != 0 :
-		     sfs_real.linkat(AT_FDCWD, proc, sfs_privdir(), name, AT_SYMLINK_FOLLOW) != 0)
+	if (tmp[0] ? sfs_real.renameat(priv, tmp, priv, name) != 0 :
+		     sfs_real.linkat(AT_FDCWD, proc, priv, name, AT_SYMLINK_FOLLOW) != 0)
 		goto fail;
 	tmp[0] = '\0';
 	/* The name too (priv_dirfd is O_PATH, which fsync refuses). */
-	int dfd = sfs_real.openat(sfs_privdir(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int dfd = sfs_real.openat(priv, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		goto fail;
 	int drc = sfs_real.fsync(dfd);
@@ -223,6 +224,6 @@ fail:;
 	int rc = -errno;
 	sfs_real.close(fd);
 	if (tmp[0])
-		sfs_real.unlinkat(sfs_privdir(), tmp, 0);
+		sfs_real.unlinkat(priv, tmp, 0);
 	return rc ? rc : -EIO;
 }

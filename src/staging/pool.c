@@ -74,17 +74,17 @@ static int64_t ring_cap(void)
  * application does not know, or -errno. */
 static int open_tmpfile(void)
 {
-	int fd = sfs_real.openat(sfs_privdir(), ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	int priv = sfs_privdir();
+	int fd = sfs_real.openat(priv, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
 		/* No O_TMPFILE here: a named file, unlinked at once. */
 		static atomic_uint seq;
 		char name[64];
 		snprintf(name, sizeof(name), "tmp.%u.%d.%u", (unsigned)sfs_g.euid,
 			 (int)sfs_self_pid(), atomic_fetch_add(&seq, 1));
-		fd = sfs_real.openat(sfs_privdir(), name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC,
-				     0600);
+		fd = sfs_real.openat(priv, name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
 		if (fd >= 0)
-			sfs_real.unlinkat(sfs_privdir(), name, 0);
+			sfs_real.unlinkat(priv, name, 0);
 	}
 	return fd < 0 ? -errno : fd;
 }

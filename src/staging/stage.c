@@ -56,11 +56,12 @@ static int rename_store(const char *name, const char *to, bool file, unsigned fl
  * gone. */
 static bool unlink_store(const char *name, bool file)
 {
-	bool gone = sfs_real.unlinkat(sfs_privdir(), name, 0) == 0 || errno == ENOENT;
+	int d = sfs_privdir();
+	bool gone = sfs_real.unlinkat(d, name, 0) == 0 || errno == ENOENT;
 	if (file) {
 		char data[SFS_STORE_NAME_MAX + 16];
 		sfs_name_cat(data, sizeof(data), name, SFS_STORE_DATA);
-		sfs_real.unlinkat(sfs_privdir(), data, 0);
+		sfs_real.unlinkat(d, data, 0);
 	}
 	return gone;
 }
@@ -241,6 +242,7 @@ static int bind_store(struct sfs_stage *st, int kfd, dev_t dev, ino_t ino)
 static int link_by_name(struct sfs_stage *st, int kfd, dev_t dev, ino_t ino, const char *name)
 {
 	char proc[48];
+	int priv = sfs_privdir();
 	for (int attempt = 0;; attempt++) {
 		if (st->parked) {
 			/* From its idle name, the data with the header. */
@@ -268,13 +270,12 @@ static int link_by_name(struct sfs_stage *st, int kfd, dev_t dev, ino_t ino, con
 			char data[SFS_STORE_NAME_MAX + 16];
 			sfs_name_cat(data, sizeof(data), name, SFS_STORE_DATA);
 			snprintf(proc, sizeof(proc), "/proc/thread-self/fd/%d", st->fd);
-			sfs_real.unlinkat(sfs_privdir(), data, 0); /* a dead one's, adopted */
-			if (sfs_real.linkat(AT_FDCWD, proc, sfs_privdir(), data,
-					    AT_SYMLINK_FOLLOW) != 0)
+			sfs_real.unlinkat(priv, data, 0); /* a dead one's, adopted */
+			if (sfs_real.linkat(AT_FDCWD, proc, priv, data, AT_SYMLINK_FOLLOW) != 0)
 				return -errno;
 		}
 		snprintf(proc, sizeof(proc), "/proc/thread-self/fd/%d", st->hfd);
-		if (sfs_real.linkat(AT_FDCWD, proc, sfs_privdir(), name, AT_SYMLINK_FOLLOW) == 0)
+		if (sfs_real.linkat(AT_FDCWD, proc, priv, name, AT_SYMLINK_FOLLOW) == 0)
 			break;
 		if (errno != EEXIST || attempt > 0)
 			return -errno;
@@ -456,19 +457,20 @@ bool sfs_adopt_for_open(int fd, dev_t dev, ino_t ino, bool truncated)
 	char name[SFS_STORE_NAME_MAX];
 	sfs_store_name(name, sizeof(name), sfs_g.euid, dev, ino);
 	struct stat st;
-	if (sfs_real.fstatat(sfs_privdir(), name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+	int priv = sfs_privdir();
+	if (sfs_real.fstatat(priv, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 		return false; /* the common case: one lookup of a name that is not there */
 	/* The application's descriptor serves if it writes at explicit offsets;
 	 * otherwise adoption opens the file for writing itself. */
 	int fl = sfs_real.fcntl(fd, F_GETFL);
 	int target = fl >= 0 && (fl & O_ACCMODE) != O_RDONLY && !(fl & O_APPEND) ? fd : -1;
 	/* open_by_handle_at takes no O_PATH descriptor. */
-	int root = sfs_real.openat(sfs_privdir(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int root = sfs_real.openat(priv, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	struct sfs_recover_env env;
 	sfs_adopt_env_lib(&env, root);
 	struct sfs_recovery rep;
 	memset(&rep, 0, sizeof(rep));
-	sfs_adopt_store(&env, sfs_privdir(), name, target, truncated, &rep);
+	sfs_adopt_store(&env, priv, name, target, truncated, &rep);
 	if (root >= 0)
 		sfs_real.close(root);
 	if (rep.stores)
