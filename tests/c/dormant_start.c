@@ -44,16 +44,8 @@ static int check(const char *path)
 	struct stat st;
 	T_REQUIRE(stat(path, &st) == 0, "stat");
 	T_CHECK(st.st_size == (off_t)LEN * NBLK, "size %ld after the stat", (long)st.st_size);
-	unsigned char *got = NULL;
-	long n = t_read_kernel(path, &got);
-	unsigned char want[LEN];
-	bool same = n == (long)LEN * NBLK;
-	for (int b = 0; same && b < NBLK; b++) {
-		t_fill(want, LEN, 8, (long)b * LEN);
-		same = memcmp(got + (long)b * LEN, want, LEN) == 0;
-	}
-	T_CHECK(same, "the writer's bytes through the kernel (%ld)", n);
-	free(got);
+	T_CHECK(t_kernel_holds_stream(path, (long)LEN * NBLK, 8),
+		"the writer's bytes through the kernel");
 	return t_result();
 }
 
@@ -86,14 +78,8 @@ static void vfork_before_start(const char *dir)
 		T_REQUIRE(write(fd, buf, LEN) == LEN, "append");
 	}
 	T_CHECK(fsync(fd) == 0, "fsync");
-	got = NULL;
-	bool same = t_read_kernel(mine, &got) == (long)LEN * NBLK;
-	for (int b = 0; same && b < NBLK; b++) {
-		t_fill(buf, LEN, 5, (long)b * LEN);
-		same = memcmp(got + (long)b * LEN, buf, LEN) == 0;
-	}
-	T_CHECK(same, "the parent's appends after the vfork");
-	free(got);
+	T_CHECK(t_kernel_holds_stream(mine, (long)LEN * NBLK, 5),
+		"the parent's appends after the vfork");
 	close(fd);
 	unlink(mine);
 	unlink(child);

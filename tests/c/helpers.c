@@ -73,6 +73,16 @@ long t_read_kernel(const char *path, unsigned char **buf)
 	return got;
 }
 
+bool t_kernel_holds_stream(const char *path, long n, unsigned seed)
+{
+	unsigned char *got = NULL;
+	bool same = t_read_kernel(path, &got) == n;
+	for (long i = 0; same && i < n; i++)
+		same = got[i] == t_byte(seed, i);
+	free(got);
+	return same;
+}
+
 long t_read_fd(int fd, unsigned char **buf, long *size)
 {
 	struct stat st;

@@ -52,6 +52,10 @@ void t_fill(unsigned char *buf, size_t n, unsigned seed, long start);
  * or -1; *buf is malloc'd. */
 long t_read_kernel(const char *path, unsigned char **buf);
 
+/* Whether the kernel file (t_read_kernel) holds exactly n bytes, bytes
+ * 0 .. n-1 of stream seed (t_fill). */
+bool t_kernel_holds_stream(const char *path, long n, unsigned seed);
+
 /* Reads all of fd (through libc: the library's path when it is loaded)
  * with pread from offset 0 into *buf, malloc'd with a byte to spare.
  * Returns the bytes read, fewer than *size (fd's size) where a pread
