@@ -61,7 +61,7 @@ SFS_EXPORT _Noreturn void _Exit(int status)
  * last thread, which the library's own threads must not outlive. */
 SFS_EXPORT _Noreturn void pthread_exit(void *ret)
 {
-	if (sfs_initialized() && sfs_live() && getpid() == (pid_t)syscall(SYS_gettid))
+	if (sfs_initialized() && !sfs_vfork_child && getpid() == (pid_t)syscall(SYS_gettid))
 		sfs_main_thread_exiting();
 	sfs_real.pthread_exit(ret);
 	for (;;)

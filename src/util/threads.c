@@ -21,7 +21,14 @@
 #define MAX_MINE 16
 
 static _Atomic pid_t mine[MAX_MINE];
+/* main_gone: the main thread called pthread_exit; watching: the watcher
+ * runs. The watcher is needed once both the main thread is gone and a
+ * thread of the library's exists, in either order: a dormant process
+ * (init.h) may start its first thread after its main thread left. */
+static atomic_bool main_gone;
 static atomic_bool watching;
+static void *watch(void *unused);
+static void start_watcher(void);
 /* Threads created and not yet in sfs_thread_mine; raised under start_lock,
  * which a fork holds from its prepare handler to its end. */
 static atomic_int starting;
@@ -42,6 +49,11 @@ int sfs_thread_create(void *(*fn)(void *), void *arg)
 		pthread_detach(t);
 	else
 		atomic_fetch_sub(&starting, 1);
+	/* Sequentially consistent against sfs_main_thread_exiting: it stores
+	 * main_gone then reads starting and mine[], this raised starting then
+	 * reads main_gone, so one of the two sees the other and starts it. */
+	if (rc == 0 && fn != watch && atomic_load(&main_gone))
+		start_watcher();
 	return rc;
 }
 
@@ -136,11 +148,27 @@ static void *watch(void *unused)
 	return NULL;
 }
 
+static void start_watcher(void)
+{
+	if (!atomic_exchange(&watching, true))
+		sfs_thread_create(watch, NULL);
+}
+
+static bool library_has_threads(void)
+{
+	if (atomic_load(&starting) > 0)
+		return true;
+	for (int i = 0; i < MAX_MINE; i++)
+		if (atomic_load(&mine[i]) != 0)
+			return true;
+	return false;
+}
+
 void sfs_main_thread_exiting(void)
 {
-	if (atomic_exchange(&watching, true))
-		return;
-	sfs_thread_create(watch, NULL);
+	atomic_store(&main_gone, true);
+	if (library_has_threads())
+		start_watcher();
 }
 
 void sfs_threads_reset_child(void)
@@ -149,5 +177,6 @@ void sfs_threads_reset_child(void)
 	SFS_SET(starting, 0);
 	for (int i = 0; i < MAX_MINE; i++)
 		SFS_SET(mine[i], 0);
+	SFS_SET(main_gone, false);
 	SFS_SET(watching, false);
 }

@@ -29,7 +29,8 @@ void sfs_thread_not_mine(void);
 void sfs_threads_fork_prepare(void);
 void sfs_threads_fork_done(void);
 
-/* The main thread is about to call pthread_exit. */
+/* The main thread is about to call pthread_exit (also in a dormant
+ * process, which may start the library's threads later). */
 void sfs_main_thread_exiting(void);
 
 /* A forked child: only the forking thread came along. */
