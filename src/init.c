@@ -64,7 +64,14 @@ static int setup_root(void)
 	}
 	if (dfd < 0)
 		return -errno;
-	if (sfs_real.fstat(dfd, &st) != 0 || st.st_dev != sfs_g.root_dev) {
+	/* One statx for what the start needs of it: its device, its identity
+	 * (inode, birth time: the census's name), and which mount this is
+	 * (staged windows are adopted only on the one they were written on,
+	 * staging/format.h). */
+	struct statx stx;
+	if (sfs_real.statx(dfd, "", AT_EMPTY_PATH, STATX_INO | STATX_BTIME | SFS_STATX_MOUNT,
+			   &stx) != 0 ||
+	    makedev(stx.stx_dev_major, stx.stx_dev_minor) != sfs_g.root_dev) {
 		sfs_real.close(dfd);
 		return -EXDEV; /* relink needs staging files on the same file system */
 	}
@@ -72,12 +79,14 @@ static int setup_root(void)
 	 * (start_root); a later use opens an internal one, of this same
 	 * directory (sfs_privdir). Sync and strict modes keep it: every
 	 * writer needs its log there. */
-	sfs_g.priv_ino = st.st_ino;
+	sfs_g.priv_ino = (ino_t)stx.stx_ino;
+	sfs_g.priv_btime_ns =
+		stx.stx_mask & STATX_BTIME ?
+			(uint64_t)stx.stx_btime.tv_sec * 1000000000u + stx.stx_btime.tv_nsec :
+			0;
+	sfs_g.mnt_id = stx.stx_mnt_id;
 	sfs_g.priv_dirfd = sfs_g.opt.mode == SFS_MODE_POSIX ? dfd : sfs_internal_fd(dfd);
-	/* Which mount this is: staged windows are adopted only on the one
-	 * they were written on (staging/format.h). */
-	int rc = sfs_mount_instance(sfs_lib_sys(), sfs_g.priv_dirfd, sfs_g.boot_id, &sfs_g.mnt_id);
-	return rc;
+	return sfs_boot_id(sfs_lib_sys(), sfs_g.boot_id);
 }
 
 /* Puts back what dead processes left: the staging windows of this user's

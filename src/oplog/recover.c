@@ -18,13 +18,6 @@
 #include "format.h"
 #include "../util/names.h"
 
-#ifndef STATX_MNT_ID_UNIQUE
-#define STATX_MNT_ID_UNIQUE 0x00004000U
-#endif
-#ifndef STATX_MNT_ID
-#define STATX_MNT_ID 0x00001000U
-#endif
-
 /* The largest log recovery reads (SPLITFS_LOG_SIZE's upper bound). */
 #define LOG_MAX (16ull << 30)
 
@@ -38,7 +31,7 @@ static int hexval(int c)
 	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
-int sfs_mount_instance(const struct sfs_sys *sys, int dirfd, uint8_t boot_id[16], uint64_t *mnt_id)
+int sfs_boot_id(const struct sfs_sys *sys, uint8_t boot_id[16])
 {
 	memset(boot_id, 0, 16);
 	int fd = sys->open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
@@ -58,11 +51,17 @@ int sfs_mount_instance(const struct sfs_sys *sys, int dirfd, uint8_t boot_id[16]
 		boot_id[k / 2] = (uint8_t)(boot_id[k / 2] << 4 | v);
 		k++;
 	}
-	/* The unique mount id (Linux 6.8) is never reused; the old one may be
-	 * after an unmount, but not while the file system stays mounted. */
+	return 0;
+}
+
+int sfs_mount_instance(const struct sfs_sys *sys, int dirfd, uint8_t boot_id[16], uint64_t *mnt_id)
+{
+	int rc = sfs_boot_id(sys, boot_id);
+	if (rc)
+		return rc;
 	struct statx stx;
 	memset(&stx, 0, sizeof(stx));
-	if (sys->statx(dirfd, "", AT_EMPTY_PATH, STATX_MNT_ID_UNIQUE | STATX_MNT_ID, &stx) != 0)
+	if (sys->statx(dirfd, "", AT_EMPTY_PATH, SFS_STATX_MOUNT, &stx) != 0)
 		return -errno;
 	*mnt_id = stx.stx_mnt_id;
 	return 0;

@@ -74,8 +74,16 @@ struct sfs_recover_env {
 	void (*census_leave)(uint64_t id);
 };
 
-/* Fills env's boot_id and mnt_id: this boot, and the mount of the file
- * system that holds dirfd. 0 or -errno. */
+/* Fills boot_id: this boot. 0 or -errno. */
+int sfs_boot_id(const struct sfs_sys *sys, uint8_t boot_id[16]);
+
+/* The statx mask that gives the mount of a file (stx_mnt_id): the unique
+ * id (Linux 6.8) is never reused; the old one may be after an unmount,
+ * but not while the file system stays mounted. */
+#define SFS_STATX_MOUNT (0x00004000U /* STATX_MNT_ID_UNIQUE */ | 0x00001000U /* STATX_MNT_ID */)
+
+/* Fills boot_id and mnt_id: this boot, and the mount of the file system
+ * that holds dirfd. 0 or -errno. */
 int sfs_mount_instance(const struct sfs_sys *sys, int dirfd, uint8_t boot_id[16], uint64_t *mnt_id);
 
 struct sfs_recovery {

@@ -61,20 +61,15 @@ SFS_HOT static struct census_seg self; /* the identity this process's segment mu
 
 /* This file system instance: its device, its .splitfs's inode and birth
  * time (0 where the file system keeps none). */
-static int identify(void)
+static void identify(void)
 {
 	memset(&self, 0, sizeof(self));
 	self.magic = SEG_MAGIC;
 	memcpy(self.boot_id, sfs_g.boot_id, sizeof(self.boot_id));
 	self.dev = (uint64_t)sfs_g.root_dev;
-	struct statx stx;
-	if (sfs_real.statx(sfs_g.priv_dirfd, "", AT_EMPTY_PATH, STATX_INO | STATX_BTIME, &stx) != 0)
-		return -errno;
-	self.dir_ino = stx.stx_ino;
-	if (stx.stx_mask & STATX_BTIME)
-		self.dir_btime =
-			(uint64_t)stx.stx_btime.tv_sec * 1000000000u + stx.stx_btime.tv_nsec;
-	return 0;
+	/* As the start found .splitfs (setup_root's statx). */
+	self.dir_ino = (uint64_t)sfs_g.priv_ino;
+	self.dir_btime = sfs_g.priv_btime_ns;
 }
 
 /* Stores bound by this user's name prefix in .splitfs (a file store's
@@ -119,8 +114,7 @@ static enum census_state failed(int err)
 
 static enum census_state attach(void)
 {
-	if (identify() != 0)
-		return CENSUS_BROKEN;
+	identify();
 	char path[128];
 	int pl = snprintf(path, sizeof(path), "/dev/shm/" SFS_CENSUS_PREFIX "%u",
 			  (unsigned)sfs_g.euid);

@@ -20,6 +20,7 @@ struct sfs_global {
 	char priv_dir[PATH_MAX]; /* <root>/.splitfs: staging files, logs */
 	int priv_dirfd;		 /* O_PATH of priv_dir (internal fd), -1 until used: sys/self.h */
 	ino_t priv_ino;		 /* priv_dir's inode, as the start checked it */
+	uint64_t priv_btime_ns;	 /* and its birth time (0: none kept) */
 	unsigned map_shift;	 /* log2(opt.map_size) */
 	_Atomic long max_vmas;	 /* our mapping budget: vm.max_map_count / 4, 0 until read */
 	int fd_floor;		 /* internal fds are moved at or above this */
