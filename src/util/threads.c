@@ -74,12 +74,14 @@ void sfs_threads_fork_done(void)
 void sfs_thread_mine(void)
 {
 	pid_t tid = (pid_t)sfs_real.syscall(SYS_gettid);
-	atomic_fetch_sub(&starting, 1);
+	/* Listed before it stops counting as starting: library_has_threads
+	 * sees it at every moment. */
 	for (int i = 0; i < MAX_MINE; i++) {
 		pid_t zero = 0;
 		if (atomic_compare_exchange_strong(&mine[i], &zero, tid))
-			return;
+			break;
 	}
+	atomic_fetch_sub(&starting, 1);
 }
 
 void sfs_thread_not_mine(void)
