@@ -189,11 +189,8 @@ static bool census_identity(const char *dir, char *tail, size_t n, dev_t *dev)
 	struct statx stx;
 	if (statx(AT_FDCWD, priv, AT_SYMLINK_NOFOLLOW, STATX_INO | STATX_BTIME, &stx) != 0)
 		return false;
-	uint64_t btime = stx.stx_mask & STATX_BTIME ? (uint64_t)stx.stx_btime.tv_sec * 1000000000u +
-							      stx.stx_btime.tv_nsec :
-						      0;
 	*dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
-	sfs_census_suffix(full, sizeof(full), *dev, stx.stx_ino, btime);
+	sfs_census_suffix(full, sizeof(full), *dev, stx.stx_ino, sfs_census_btime_ns(&stx));
 	snprintf(tail, n, "%s", strchr(full + 1, '.')); /* ".<dev>.<ino>.<btime>" */
 	return true;
 }

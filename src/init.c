@@ -80,10 +80,7 @@ static int setup_root(void)
 	 * directory (sfs_privdir). Sync and strict modes keep it: every
 	 * writer needs its log there. */
 	sfs_g.priv_ino = (ino_t)stx.stx_ino;
-	sfs_g.priv_btime_ns =
-		stx.stx_mask & STATX_BTIME ?
-			(uint64_t)stx.stx_btime.tv_sec * 1000000000u + stx.stx_btime.tv_nsec :
-			0;
+	sfs_g.priv_btime_ns = sfs_census_btime_ns(&stx);
 	sfs_g.mnt_id = stx.stx_mnt_id;
 	sfs_g.priv_dirfd = sfs_g.opt.mode == SFS_MODE_POSIX ? dfd : sfs_internal_fd(dfd);
 	return sfs_boot_id(sfs_lib_sys(), sfs_g.boot_id);

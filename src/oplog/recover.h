@@ -80,7 +80,13 @@ int sfs_boot_id(const struct sfs_sys *sys, uint8_t boot_id[16]);
 /* The statx mask that gives the mount of a file (stx_mnt_id): the unique
  * id (Linux 6.8) is never reused; the old one may be after an unmount,
  * but not while the file system stays mounted. */
-#define SFS_STATX_MOUNT (0x00004000U /* STATX_MNT_ID_UNIQUE */ | 0x00001000U /* STATX_MNT_ID */)
+#ifndef STATX_MNT_ID_UNIQUE
+#define STATX_MNT_ID_UNIQUE 0x00004000U
+#endif
+#ifndef STATX_MNT_ID
+#define STATX_MNT_ID 0x00001000U
+#endif
+#define SFS_STATX_MOUNT (STATX_MNT_ID_UNIQUE | STATX_MNT_ID)
 
 /* Fills boot_id and mnt_id: this boot, and the mount of the file system
  * that holds dirfd. 0 or -errno. */

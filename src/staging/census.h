@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 /* The segment of a file system instance, in /dev/shm:
  * SFS_CENSUS_PREFIX <uid> then the suffix below: its device, and the
@@ -35,6 +36,15 @@
  * the same device has another), so that a remount keeps its census and
  * `splitfs image down` can remove it. */
 #define SFS_CENSUS_PREFIX "splitfs-census."
+
+/* The birth time in that name, from a statx of .splitfs that asked for
+ * STATX_BTIME: 0 where the file system keeps none. */
+static inline uint64_t sfs_census_btime_ns(const struct statx *stx)
+{
+	return stx->stx_mask & STATX_BTIME ?
+		       (uint64_t)stx->stx_btime.tv_sec * 1000000000u + stx->stx_btime.tv_nsec :
+		       0;
+}
 
 static inline int sfs_census_suffix(char *buf, size_t n, uint64_t dev, uint64_t dir_ino,
 				    uint64_t dir_btime_ns)
