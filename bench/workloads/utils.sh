@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Metadata-heavy utilities (the paper's §5 utilities: git, tar, rsync) on a
-# generated tree on the image: FILES files of 0-64 KiB of text in DIRS
-# directories (bench/src/mktree.c, deterministic, made without the library).
+# Metadata-heavy utilities (the paper's §5 utilities: git, tar, rsync, and
+# cp -a) on a generated tree on the image: FILES files of 0-64 KiB of text
+# in DIRS directories (bench/src/mktree.c, deterministic, made without the
+# library).
 # Each step is one timed command under $RUN, after a `sync -f` of the image:
 #   tar_create     tar -cf of the tree into an archive on the image
 #   tar_extract    tar -xf of that archive into another directory
 #   rsync          rsync -a of the tree into another directory
+#   cp_a           cp -a of the tree into another directory
 #   git_add_commit git add -A and git commit in the tree (after git init)
 #   script         a shell script of small commands (wc, cp, grep, cat) over
 #                  the first SCRIPT_FILES files of the tree: one process
@@ -57,6 +59,9 @@ same "$D/tree" "$D/untar/tree"
 
 timed rsync $RUN rsync -a "$D/tree/" "$D/rsync/"
 same "$D/tree" "$D/rsync"
+
+timed cp_a $RUN cp -a "$D/tree" "$D/cp"
+same "$D/tree" "$D/cp"
 
 cd "$D/tree"
 $RUN git init -q

@@ -4,6 +4,8 @@
 #ifndef SFS_FS_AHEAD_H
 #define SFS_FS_AHEAD_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "inode.h"
@@ -18,6 +20,23 @@ void sfs_write_ahead(struct sfs_inode *in, int64_t off, int64_t end, int64_t lim
  * were last written back unmaps the chunk, so that its stores fault whole
  * folios back, not 4 KiB pages (ahead.c). */
 void sfs_write_scattered(struct sfs_inode *in, int64_t off, int64_t limit);
+
+/* An overwrite of [off, off + n) below the boundary, before its stores:
+ * true when it should be a pwrite instead. In a file whose page cache
+ * holds 4 KiB folios, a store into a page not written since the last
+ * writeback takes a write fault that costs more than the pwrite; a page
+ * written once is stored into from its second write on (ahead.c). Marks
+ * the range's pages written. Caller holds the inode lock. */
+bool sfs_write_by_kernel(struct sfs_inode *in, int64_t off, size_t n, bool sequential);
+
+/* Whether stores into [off, off + n) need not ask sfs_write_by_kernel
+ * first (not a file of 4 KiB folios, or every page of the range written
+ * since the last writeback). Marks nothing: for the unlocked path, which
+ * leaves the other case to the locked one. */
+bool sfs_write_stores_cheap(const struct sfs_inode *in, int64_t off, size_t n);
+
+/* Frees what the functions above keep for the inode (its last user). */
+void sfs_write_ahead_free(struct sfs_inode *in);
 
 /* The target's pages were written back (write-protected): what was
  * prepared for the stores is undone. Without the lock: a reset lost to a

@@ -245,13 +245,16 @@ static ssize_t write_locked(struct sfs_inode *in, const void *buf, size_t n, int
 				atomic_fetch_add_explicit(&in->overwrite_runs, 1,
 							  memory_order_relaxed);
 		}
-		/* On DAX a store dirties only the lines it flushes: no folios. */
+		/* Stores into clean pages take write faults (ahead.c), unless on
+		 * DAX, where a store dirties only the lines it flushes. */
+		bool faults = low && !sfs_inode_on_dax(in) && !sfs_g.opt.protect &&
+			      atomic_load_explicit(&in->maps_rw, memory_order_relaxed);
 		if (low && !in->dax &&
-		    atomic_load_explicit(&in->small_syncs, memory_order_relaxed)) {
+		    (atomic_load_explicit(&in->small_syncs, memory_order_relaxed) ||
+		     (faults && sfs_write_by_kernel(in, off, low, sequential)))) {
 			rc = overwrite_kernel(in, buf, low, off);
 		} else if (low) {
-			if (!sfs_inode_on_dax(in) && !sfs_g.opt.protect &&
-			    atomic_load_explicit(&in->maps_rw, memory_order_relaxed)) {
+			if (faults) {
 				if (sequential)
 					sfs_write_ahead(in, off, off + (int64_t)low, boundary);
 				else
@@ -415,6 +418,7 @@ static ssize_t overwrite_unlocked(struct sfs_inode *in, const void *buf, size_t 
 	if (!sfs_inode_leased(in) || in->dax || !in->writable ||
 	    !atomic_load_explicit(&in->maps_rw, memory_order_relaxed) ||
 	    atomic_load_explicit(&in->small_syncs, memory_order_relaxed) || end > boundary ||
+	    (!sfs_g.opt.protect && !sfs_write_stores_cheap(in, off, n)) ||
 	    !sfs_ver_lock_try(&in->ver, off, n)) {
 		sfs_read_exit(in);
 		return -EAGAIN;

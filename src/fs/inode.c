@@ -19,6 +19,7 @@
 #include "../sys/statq.h"
 #include "../util/compiler.h"
 #include "../util/msg.h"
+#include "ahead.h"
 #include "flush.h"
 #include "fdtable.h"
 #include "file.h"
@@ -109,6 +110,7 @@ static void destroy(struct sfs_inode *in)
 	if (atomic_load(&in->staged))
 		sfs_inode_staged_changed(-1);
 	sfs_map_drop_all(&in->maps);
+	sfs_write_ahead_free(in);
 	sfs_stage_detach(&in->stage);
 	close_kfd(in, in->kfd);
 	close_kfd(in, in->stale_kfd);
@@ -626,6 +628,7 @@ void sfs_inode_table_reset(void)
 		while (in) {
 			struct sfs_inode *next = in->hnext;
 			sfs_map_drop_all(&in->maps);
+			sfs_write_ahead_free(in);
 			/* The parent owns the staged bytes; the child only drops
 			 * its copy of the store. */
 			sfs_stage_forget(&in->stage);

@@ -75,6 +75,8 @@
 extern __thread int sfs_reader_slot __attribute__((tls_model("initial-exec")));
 int sfs_reader_slot_assign(void);
 
+struct sfs_written_pages;
+
 struct sfs_inode {
 	dev_t dev;
 	ino_t ino;
@@ -155,6 +157,9 @@ struct sfs_inode {
 	/* Regions in a row found in 4 KiB folios; from 2 on, pages are
 	 * populated ahead, not unmapped (ahead.c). */
 	atomic_int small_probes;
+	/* Such a file's pages written since the last writeback, as far as a
+	 * fixed table remembers them (ahead.c); NULL until it is small. */
+	_Atomic(struct sfs_written_pages *) written;
 	/* A store through the mapping dirties the whole page-cache folio (up
 	 * to 2 MiB on XFS), which the next fsync writes back in full; a
 	 * write(2) dirties only the blocks it changes. So when the application

@@ -88,7 +88,8 @@
 	X(share_sessions)                                                                          \
 	X(share_stores)                                                                            \
 	X(ahead_unmaps)                                                                            \
-	X(ahead_small_folios)
+	X(ahead_small_folios)                                                                      \
+	X(small_folio_pwrites)
 /* clang-format on */
 
 enum sfs_call {

@@ -73,6 +73,24 @@ long t_read_kernel(const char *path, unsigned char **buf)
 	return got;
 }
 
+int t_write_kernel(const char *path, const unsigned char *buf, long n, long piece)
+{
+	long fd = raw4(SYS_openat, AT_FDCWD, (long)path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+		       0644);
+	if (fd < 0)
+		return -1;
+	long done = 0;
+	while (done < n) {
+		long len = n - done < piece ? n - done : piece;
+		long w = raw4(SYS_pwrite64, fd, (long)(buf + done), len, done);
+		if (w <= 0)
+			break;
+		done += w;
+	}
+	bool ok = done == n && raw4(SYS_fsync, fd, 0, 0, 0) == 0;
+	return raw4(SYS_close, fd, 0, 0, 0) == 0 && ok ? 0 : -1;
+}
+
 bool t_kernel_holds_stream(const char *path, long n, unsigned seed)
 {
 	unsigned char *got = NULL;

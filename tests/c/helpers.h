@@ -52,6 +52,12 @@ void t_fill(unsigned char *buf, size_t n, unsigned seed, long start);
  * or -1; *buf is malloc'd. */
 long t_read_kernel(const char *path, unsigned char **buf);
 
+/* Writes a new file at path with raw system calls (never the library's
+ * path): n bytes of buf in pieces of `piece` bytes, then fsync. The page
+ * cache then holds it in folios no larger than a piece (a 4 KiB piece: 4
+ * KiB folios, as after a program that writes pages one at a time). 0 or
+ * -1. */
+int t_write_kernel(const char *path, const unsigned char *buf, long n, long piece);
 /* Whether the kernel file (t_read_kernel) holds exactly n bytes, bytes
  * 0 .. n-1 of stream seed (t_fill). */
 bool t_kernel_holds_stream(const char *path, long n, unsigned seed);
