@@ -114,6 +114,9 @@ struct sfs_inode {
 	/* The lease (lease.h). leased: served from user space; changed under
 	 * the lock with the barrier closed. The rest under the lock. */
 	atomic_bool leased;
+	/* From just before F_SETLEASE until leased is set (or the try
+	 * failed): a break may come meanwhile (lease.c, drop_if_broken). */
+	atomic_bool lease_taking;
 	bool lease_never;	/* the kernel will not lease it (owner, fs) */
 	int lease_ops;		/* data operations since the last try */
 	int64_t lease_retry_at; /* ns (monotonic): not before */

@@ -70,11 +70,18 @@ SFS_NO_SANITIZE bool sfs_lease_owns(int sig)
 /* --- breaks ------------------------------------------------------------------ */
 
 /* The break of the lease on fd (or, fd < 0, of any lease: the signal was
- * forwarded without its siginfo). Runs on the service thread. */
+ * forwarded without its siginfo). Runs on the service thread.
+ * A break can come while the lease is still being taken: after
+ * F_SETLEASE, before in->leased is set, by a thread that holds the inode
+ * lock until then (lease_taking meanwhile). Such a break is handled once
+ * that thread lets go of the lock. Were it skipped, the kernel would take
+ * the lease back lease-break-time (45 s) later, unheard, while this
+ * process went on staging and storing as the file's holder. */
 static void drop_if_broken(struct sfs_inode *in, void *unused)
 {
 	(void)unused;
-	if (!sfs_inode_leased(in))
+	/* lease_taking first: it is cleared after leased is set. */
+	if (!atomic_load(&in->lease_taking) && !sfs_inode_leased(in))
 		return;
 	sfs_inode_lock(in);
 	/* F_GETLEASE answers the type the lease is being broken to. */
@@ -210,6 +217,7 @@ bool sfs_lease_take_locked(struct sfs_inode *in, bool force)
 	 * the signal aimed at the service thread (taking a lease aims it at
 	 * the process). */
 	int rc = sfs_real.fcntl(in->kfd, F_SETSIG, sig);
+	atomic_store(&in->lease_taking, true); /* seq_cst: before the lease */
 	if (rc == 0)
 		rc = sfs_real.fcntl(in->kfd, F_SETLEASE, type);
 	/* Refused because an inode object of this file that left the table is
@@ -230,6 +238,7 @@ bool sfs_lease_take_locked(struct sfs_inode *in, bool force)
 			in->lease_never = true;
 			sfs_stat_event(SFS_EV_lease_refused, 1);
 		}
+		atomic_store(&in->lease_taking, false);
 		return false;
 	}
 	struct f_owner_ex owner = {F_OWNER_TID, atomic_load(&service_tid)};
@@ -248,6 +257,7 @@ bool sfs_lease_take_locked(struct sfs_inode *in, bool force)
 	atomic_store(&in->wr_next, -1);
 	sfs_write_ahead_reset(in);
 	atomic_store_explicit(&in->leased, true, memory_order_release);
+	atomic_store(&in->lease_taking, false);
 	/* Nobody else has the file open now: no store to order with others. */
 	sfs_inode_share_end_locked(in);
 	sfs_stat_event(SFS_EV_leases, 1);
