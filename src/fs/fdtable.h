@@ -57,7 +57,8 @@ void sfs_fd_set_dsync(int fd, bool dsync);
 void sfs_fd_set_pending(int fd, dev_t dev, ino_t ino);
 
 /* Marks fd pending without its file's identity: no inode of this process
- * can be of it (the open made the file, or the process has none). What it
+ * can be of it (the open made the file, or the process has none), or none
+ * would serve a read-only open better than the kernel (fileops.c). What it
  * is (its identity, type, file system) is learnt when needed: at its
  * promotion, which may then leave it to the kernel, or when another open
  * makes an inode (sfs_fd_pending_may_be, sfs_fd_pending_identify). A file

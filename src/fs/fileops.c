@@ -155,8 +155,16 @@ static void manage(int fd, int flags, int cloexec, int64_t pos, enum manage_how 
 	 * is (on which file system) asked only if it is ever promoted. That
 	 * is a file just made (no inode can be of it), or any file while the
 	 * process has no inode and no dead process's stores can be bound
-	 * (then nothing is looked up below). */
-	bool unseen = created || (!sfs_inode_any() && sfs_census_clear());
+	 * (then nothing is looked up below), or a read-only open while none
+	 * can be bound. An inode this process has of that file would serve
+	 * it little better: the inode's lease went with its last descriptor
+	 * (inode.c), and until it is leased again (LEASE_AFTER operations,
+	 * as many as a pending descriptor makes before its promotion finds
+	 * the inode) it reads through the kernel too. A write lease it holds
+	 * for a descriptor still open, this open broke (the staged bytes are
+	 * in the file); a read lease means that nobody writes the file. */
+	bool read_only = (flags & O_ACCMODE) == O_RDONLY && !(flags & (O_CREAT | O_TRUNC));
+	bool unseen = created || ((read_only || !sfs_inode_any()) && sfs_census_clear());
 	if (unseen && how == MANAGE_OPEN && may_pend(flags) && !kernel_only) {
 		sfs_fd_set_pending_new(fd);
 		sfs_stat_event(SFS_EV_pending_opens, 1);

@@ -16,7 +16,8 @@
 # the calls of cat reading files once each, and of tar -x writing them:
 # no more opens, closes, fcntls and stats than natively; of rsync
 # walking directories: no stat of a directory; and of a log that syncs
-# each record: no fallocate or statx per record.
+# each record: no fallocate or statx per record; and of a file the process
+# knows, opened again and again to be read: no statx per open.
 . "$(dirname "$0")/../lib.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 command -v strace >/dev/null 2>&1 || skip "strace not installed"
@@ -192,6 +193,20 @@ strace -f -c -o "$ART/once-kernel.strace" cat "$WORK"/once/f* >/dev/null ||
 strace -f -c -o "$ART/once.strace" "$SFS_CLI" run --root "$SFS_MNT" -- \
 	cat "$WORK"/once/f* >"$ART/once.out" 2>&1 || { echo "FAIL: cat under SplitFS"; rc=1; }
 once_calls "$ONCE files read once" "$ART/once-kernel.strace" "$ART/once.strace" \
+	openat close fcntl statx newfstatat fstat
+
+# Files read again and again (a server of small files): a process that
+# has an inode of a file (it wrote and read it, then closed it) opens it
+# read-only, reads 4 KiB and closes it, ONCE times: the kernel's own calls
+# too, no statx of the file at each open.
+echo "== SplitFS, a file reopened $ONCE times to be read"
+mkdir -p "$WORK/reopen-kernel" "$WORK/reopen"
+strace -f -c -o "$ART/reopen-kernel.strace" "$SFS_TESTBIN/reopen_reads" "$WORK/reopen-kernel" \
+	$ONCE >"$ART/reopen-kernel.out" 2>&1 || { echo "FAIL: reopen_reads natively"; rc=1; }
+strace -f -c -o "$ART/reopen.strace" "$SFS_CLI" run --root "$SFS_MNT" -- \
+	"$SFS_TESTBIN/reopen_reads" "$WORK/reopen" $ONCE >"$ART/reopen.out" 2>&1 ||
+	{ echo "FAIL: reopen_reads under SplitFS"; cat "$ART/reopen.out"; rc=1; }
+once_calls "a file reopened $ONCE times" "$ART/reopen-kernel.strace" "$ART/reopen.strace" \
 	openat close fcntl statx newfstatat fstat
 
 # Files written once (tar -x, cp): in POSIX mode, a create, its writes and
