@@ -37,7 +37,7 @@
 #include "util/names.h"
 #include "util/stats.h"
 
-atomic_int sfs_init_state;
+SFS_HOT atomic_int sfs_init_state;
 static __thread int in_init __attribute__((tls_model("initial-exec")));
 
 /* Sets up <root>/.splitfs and the managed device. Returns 0 or -errno. */
@@ -189,7 +189,7 @@ static void start_root(void)
  * the first call that could see it (open, stat, rename, ... of any path).
  * SFS_WAKE_OFF: a fork child of a process another thread of which was
  * starting (the start's state is half made): the library stays off. */
-atomic_int sfs_wake_state;
+SFS_HOT atomic_int sfs_wake_state;
 static __thread int in_wake __attribute__((tls_model("initial-exec")));
 
 static void wake_child(void)

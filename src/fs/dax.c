@@ -13,7 +13,7 @@
 #include "../util/stats.h"
 #include "inode.h"
 
-_Atomic uint64_t sfs_meta_epoch;
+SFS_HOT _Atomic uint64_t sfs_meta_epoch;
 
 bool sfs_inode_on_dax(const struct sfs_inode *in)
 {

@@ -51,7 +51,7 @@ static _Atomic(struct sfs_file *) *slot_at(struct fd_array *a, int fd)
 }
 
 SFS_HOT static _Atomic(struct fd_array *) table;
-static atomic_int high_water;
+SFS_HOT static atomic_int high_water;
 
 /* The locks of the slots: one per stripe of descriptor numbers, each on its
  * own cache line. A call on a descriptor takes its stripe's lock only, so
@@ -84,7 +84,7 @@ static void unlock_fd(int fd)
 #define PROMOTING ((struct sfs_file *)(uintptr_t)4000)
 static_assert(PEND_BASE + (SFS_FD_PENDING_OPS + 1) * PEND_SLOTS <= 4000 && 4000 <= SFS_FD_MARK_MAX,
 	      "pending marks lie below PROMOTING, among the marks");
-static atomic_int npending; /* slots holding a pending mark */
+SFS_HOT static atomic_int npending; /* slots holding a pending mark */
 
 static bool is_pending(const struct sfs_file *v)
 {
@@ -243,6 +243,12 @@ struct sfs_file *sfs_fd_remove(int fd)
 {
 	struct fd_array *a = atomic_load_explicit(&table, memory_order_acquire);
 	if (fd < 0 || !a || fd >= a->n)
+		return NULL;
+	/* An empty slot without the lock: a forked child closing what it
+	 * will not need before its exec writes no page of the stripes. (A
+	 * slot set meanwhile by another thread's open of the same number
+	 * races this close with or without the lock.) */
+	if (!atomic_load(slot_at(a, fd)))
 		return NULL;
 	lock_fd(fd);
 	a = atomic_load(&table);

@@ -8,8 +8,8 @@
 #include "inode.h"
 #include "../util/signals.h"
 
-static pthread_mutex_t free_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct sfs_file *free_list;
+SFS_HOT static pthread_mutex_t free_lock = PTHREAD_MUTEX_INITIALIZER;
+SFS_HOT static struct sfs_file *free_list;
 
 struct sfs_file *sfs_file_new(struct sfs_inode *inode, int flags, int64_t pos)
 {

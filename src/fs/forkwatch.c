@@ -38,17 +38,17 @@ struct watched {
 	ino_t ino;
 };
 
-atomic_bool sfs_forkwatch_active;
+SFS_HOT atomic_bool sfs_forkwatch_active;
 static _Atomic uint64_t bits[BITS_FDS / 64];
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+SFS_HOT static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct watched watched[MAX_WATCHED];
-static int nwatched;
+SFS_HOT static int nwatched;
 static int pidfds[MAX_CHILDREN];
-static int nchildren;
+SFS_HOT static int nchildren;
 /* Forks between their prepare handler and the wrapper's sfs_forkwatch_born
  * (or the parent handler of a fork the wrapper did not make): their child
  * shares the watched descriptors but has no pidfd yet. */
-static int pending;
+SFS_HOT static int pending;
 static _Atomic int64_t next_check_ns;
 /* The thread is inside the fork wrapper / inside a fork's prepare. */
 static _Thread_local bool in_wrapper, recording;

@@ -41,15 +41,18 @@ static struct sfs_inode *buckets[NBUCKETS];
  * table stop when they have seen them all, and touch no bucket when there
  * is none (a process's exit: 32 KiB of zero pages faulted in for nothing). */
 SFS_HOT static atomic_int nhashed;
-static struct sfs_inode lru = {.lru_prev = &lru, .lru_next = &lru};
-static int ncached;
+/* The closed inodes, most recently closed first (under the table lock). A
+ * list with ends rather than a ring around a head inode: no relocation to
+ * apply, and no page of a 12 KiB head to copy, at each process start. */
+SFS_HOT static struct sfs_inode *lru_first, *lru_last;
+SFS_HOT static int ncached;
 SFS_HOT static atomic_int nstaged;
 /* Inodes out of the table whose destroy has not finished: their descriptors
  * are still open, and while they are, the kernel refuses a lease on the
  * same file to a new inode object (lease.c waits: sfs_inode_wait_destroyed).
  * Under the table lock. */
-static int ndestroying;
-static pthread_cond_t destroyed = PTHREAD_COND_INITIALIZER;
+SFS_HOT static int ndestroying;
+SFS_HOT static pthread_cond_t destroyed = PTHREAD_COND_INITIALIZER;
 
 /* --- table --------------------------------------------------------------- */
 
@@ -69,10 +72,19 @@ static struct sfs_inode *lookup_locked(dev_t dev, ino_t ino)
 
 static void lru_unlink(struct sfs_inode *in)
 {
-	in->lru_prev->lru_next = in->lru_next;
-	in->lru_next->lru_prev = in->lru_prev;
+	*(in->lru_prev ? &in->lru_prev->lru_next : &lru_first) = in->lru_next;
+	*(in->lru_next ? &in->lru_next->lru_prev : &lru_last) = in->lru_prev;
 	in->lru_prev = in->lru_next = NULL;
 	ncached--;
+}
+
+static void lru_push(struct sfs_inode *in)
+{
+	in->lru_prev = NULL;
+	in->lru_next = lru_first;
+	*(lru_first ? &lru_first->lru_prev : &lru_last) = in;
+	lru_first = in;
+	ncached++;
 }
 
 static void unhash_locked(struct sfs_inode *in)
@@ -303,15 +315,16 @@ void sfs_inode_maps_follow_writers(struct sfs_inode *in)
 }
 
 /* Closed inodes still holding a writable descriptor (evicted soon). */
-static atomic_bool idle_writable;
+SFS_HOT static atomic_bool idle_writable;
 
 void sfs_inode_evict_writable(void)
 {
-	if (!atomic_exchange(&idle_writable, false))
+	/* A look first: the exchange would write its page in every child. */
+	if (!atomic_load(&idle_writable) || !atomic_exchange(&idle_writable, false))
 		return;
 	struct sfs_inode *victims = NULL;
 	sfs_mutex_lock(&table_lock);
-	for (struct sfs_inode *in = lru.lru_next, *next; in != &lru; in = next) {
+	for (struct sfs_inode *in = lru_first, *next; in; in = next) {
 		next = in->lru_next;
 		if (!in->writable)
 			continue;
@@ -328,8 +341,8 @@ int sfs_inode_evict_cached(void)
 	struct sfs_inode *victims = NULL;
 	int n = 0;
 	sfs_mutex_lock(&table_lock);
-	while (lru.lru_next != &lru) {
-		struct sfs_inode *in = lru.lru_next;
+	while (lru_first) {
+		struct sfs_inode *in = lru_first;
 		evict_locked(in);
 		in->hnext = victims;
 		victims = in;
@@ -486,12 +499,9 @@ void sfs_inode_put(struct sfs_inode *in)
 		 * may hold locks on it.) */
 		close_kfd(in, in->stale_kfd);
 		in->stale_kfd = -1;
-		in->lru_next = lru.lru_next;
-		in->lru_prev = &lru;
-		lru.lru_next->lru_prev = in;
-		lru.lru_next = in;
-		if (++ncached > CACHE_MAX) {
-			victim = lru.lru_prev;
+		lru_push(in);
+		if (ncached > CACHE_MAX) {
+			victim = lru_last;
 			lru_unlink(victim);
 			unhash_locked(victim);
 		}
@@ -639,8 +649,8 @@ void sfs_inode_table_reset(void)
 		}
 		buckets[b] = NULL;
 	}
-	SFS_SET(lru.lru_next, &lru);
-	SFS_SET(lru.lru_prev, &lru);
+	SFS_SET(lru_first, NULL);
+	SFS_SET(lru_last, NULL);
 	SFS_SET(ncached, 0);
 	sfs_kernel_sets_reset();
 	SFS_SET(nstaged, 0);

@@ -4,6 +4,7 @@
 #include "../util/signals.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 
 static unsigned hash(dev_t dev, ino_t ino)
 {
@@ -34,6 +35,12 @@ bool sfs_inoset_add(struct sfs_inoset *s, dev_t dev, ino_t ino)
 {
 	bool added = true;
 	sfs_mutex_lock(&s->lock);
+	if (!s->slot)
+		s->slot = calloc(SFS_INOSET_CAP, sizeof(*s->slot));
+	if (!s->slot) {
+		sfs_mutex_unlock(&s->lock);
+		return false;
+	}
 	for (unsigned i = hash(dev, ino);; i = (i + 1) % SFS_INOSET_CAP) {
 		if (s->slot[i].dev == dev && s->slot[i].ino == ino)
 			break;
@@ -55,6 +62,8 @@ bool sfs_inoset_add(struct sfs_inoset *s, dev_t dev, ino_t ino)
 
 void sfs_inoset_each(struct sfs_inoset *s, void (*fn)(dev_t, ino_t))
 {
+	if (!atomic_load_explicit(&s->count, memory_order_acquire))
+		return; /* then there may be no table */
 	for (int i = 0; i < SFS_INOSET_CAP; i++)
 		if (s->slot[i].ino)
 			fn(s->slot[i].dev, s->slot[i].ino);

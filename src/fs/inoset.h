@@ -13,13 +13,17 @@
 
 #define SFS_INOSET_CAP 8192
 
+struct sfs_inoset_slot {
+	dev_t dev;
+	ino_t ino; /* 0: empty slot */
+};
+
+/* Small, so that a set can live with the variables every start and fork
+ * touches (compiler.h, SFS_HOT): its table is allocated by the first add. */
 struct sfs_inoset {
 	pthread_mutex_t lock;
 	atomic_int count;
-	struct {
-		dev_t dev;
-		ino_t ino; /* 0: empty slot */
-	} slot[SFS_INOSET_CAP];
+	struct sfs_inoset_slot *slot; /* SFS_INOSET_CAP of them, or NULL */
 };
 
 #define SFS_INOSET_INIT                                                                            \
@@ -29,7 +33,8 @@ struct sfs_inoset {
 
 bool sfs_inoset_has(struct sfs_inoset *s, dev_t dev, ino_t ino);
 
-/* Returns false when the set is (three quarters) full: not added. */
+/* Returns false when the set is (three quarters) full, or its table could
+ * not be allocated: not added. */
 bool sfs_inoset_add(struct sfs_inoset *s, dev_t dev, ino_t ino);
 
 /* Calls fn on every member. */

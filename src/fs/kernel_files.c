@@ -6,10 +6,11 @@
 
 #include "inode.h"
 
+#include "../util/compiler.h"
 #include "../util/msg.h"
 #include "inoset.h"
 
-static struct sfs_inoset locked = SFS_INOSET_INIT; /* files with POSIX locks */
+SFS_HOT static struct sfs_inoset locked = SFS_INOSET_INIT; /* files with POSIX locks */
 
 void sfs_kernel_sets_reset(void)
 {

@@ -44,13 +44,13 @@
 #define RETRY_MIN_NS (1000 * 1000)
 #define RETRY_MAX_NS (256 * 1000 * 1000)
 
-static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
-static _Atomic pid_t service_tid; /* 0: no service thread yet */
+SFS_HOT static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
+SFS_HOT static _Atomic pid_t service_tid; /* 0: no service thread yet */
 static_assert(sizeof(service_tid) == sizeof(int), "service_tid is a futex word");
 
 /* The application's disposition of the signal, as it set it. */
 static struct sigaction app_act;
-static pthread_mutex_t app_act_lock = PTHREAD_MUTEX_INITIALIZER;
+SFS_HOT static pthread_mutex_t app_act_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Atomic: sigaction reads it in any thread, without the lock. */
 static _Atomic bool handler_installed;
 

@@ -89,8 +89,8 @@ SFS_HOT static _Atomic int state = UNTRIED;
 SFS_HOT static struct area *area_p;
 SFS_HOT static bool others_may;
 #define UNCLAIMED (-2)
-static _Atomic int my = UNCLAIMED;
-static uint64_t my_lock = ANON;
+SFS_HOT static _Atomic int my = UNCLAIMED;
+SFS_HOT static uint64_t my_lock = ANON;
 SFS_HOT static atomic_bool exited;
 static _Atomic int64_t next_scan; /* ns: the next look for dead sessions */
 SFS_HOT static pthread_mutex_t claim_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -39,12 +39,12 @@ struct pooled {
 SFS_HOT static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 SFS_HOT static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
 static struct pooled ready[3][POOL_MAX]; /* by kind: empty, ready to hand out */
-static int nready[3];
+SFS_HOT static int nready[3];
 static struct pooled returned[POOL_MAX]; /* file stores given back, still to empty */
-static int nreturned;
-static int rings_out; /* rings made and not destroyed */
+SFS_HOT static int nreturned;
+SFS_HOT static int rings_out; /* rings made and not destroyed */
 SFS_HOT static bool thread_started, stopping, housekeeping;
-static bool learn_pending; /* sfs_staging_learn_pmem asked, not yet done */
+SFS_HOT static bool learn_pending; /* sfs_staging_learn_pmem asked, not yet done */
 /* The housekeeping (inode.h: sfs_inode_evict_writable), set once at
  * start-up before the thread can run. */
 SFS_HOT static void (*housekeep)(void);
@@ -148,7 +148,7 @@ static int make_store(int kind, struct pooled *p)
 /* Until when (CLOCK_MONOTONIC ns) a new store is not tried: the file system
  * had no room for one a moment ago (a full file system would otherwise
  * cost every append a store made and thrown away). Under lock. */
-static uint64_t no_room_until;
+SFS_HOT static uint64_t no_room_until;
 #define NO_ROOM_NS (100 * 1000 * 1000)
 
 /* Caller holds lock (for the ring budget). */

@@ -33,7 +33,7 @@ struct shard {
 
 static struct shard shards[SFS_RESERVE_SHARDS] = {
 	[0 ... SFS_RESERVE_SHARDS - 1] = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1}};
-static atomic_bool unsupported; /* no fallocate here: ENOSPC comes at relink */
+SFS_HOT static atomic_bool unsupported; /* no fallocate here: ENOSPC comes at relink */
 
 /* Caller holds s->lock. */
 static int open_reserve(struct shard *s)

@@ -4,7 +4,7 @@
 
 #include <sys/resource.h>
 
-struct sfs_global sfs_g = {.priv_dirfd = -1, .stats_fd = -1};
+_Alignas(4096) struct sfs_global sfs_g = {.priv_dirfd = -1, .stats_fd = -1};
 
 void sfs_refresh_fsize_limit(void)
 {

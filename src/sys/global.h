@@ -13,18 +13,19 @@
 
 #include "../util/options.h"
 
+/* Scalars first, the paths last: a process that starts writes one page of
+ * it (the scalars, the options' and root), one that wakes (init.c) one
+ * more (priv_dir). Page-aligned, so that it is one page, not two. */
 struct sfs_global {
-	struct sfs_options opt;
-	bool active;		 /* a valid root was given: manage its files */
-	dev_t root_dev;		 /* st_dev of the managed file system */
-	char priv_dir[PATH_MAX]; /* <root>/.splitfs: staging files, logs */
-	int priv_dirfd;		 /* O_PATH of priv_dir (internal fd), -1 until used: sys/self.h */
-	ino_t priv_ino;		 /* priv_dir's inode, as the start checked it */
-	uint64_t priv_btime_ns;	 /* and its birth time (0: none kept) */
-	unsigned map_shift;	 /* log2(opt.map_size) */
-	_Atomic long max_vmas;	 /* our mapping budget: vm.max_map_count / 4, 0 until read */
-	int fd_floor;		 /* internal fds are moved at or above this */
-	int stats_fd;		 /* SPLITFS_STATS_FILE (internal fd) or -1: stderr */
+	bool active;		/* a valid root was given: manage its files */
+	dev_t root_dev;		/* st_dev of the managed file system */
+	int priv_dirfd;		/* O_PATH of priv_dir (internal fd), -1 until used: sys/self.h */
+	ino_t priv_ino;		/* priv_dir's inode, as the start checked it */
+	uint64_t priv_btime_ns; /* and its birth time (0: none kept) */
+	unsigned map_shift;	/* log2(opt.map_size) */
+	_Atomic long max_vmas;	/* our mapping budget: vm.max_map_count / 4, 0 until read */
+	int fd_floor;		/* internal fds are moved at or above this */
+	int stats_fd;		/* SPLITFS_STATS_FILE (internal fd) or -1: stderr */
 	_Atomic uint64_t fsize_limit; /* RLIMIT_FSIZE, refreshed by the setrlimit wrappers */
 	dev_t stderr_dev;	      /* what fd 2 was at start, so the stats never go */
 	ino_t stderr_ino;	      /* into a file the application put on fd 2 later */
@@ -32,6 +33,8 @@ struct sfs_global {
 	atomic_bool fd_pressure;      /* the application met RLIMIT_NOFILE: no new files managed */
 	uint8_t boot_id[16];	      /* this boot and this mount of the managed file */
 	uint64_t mnt_id;	      /* system (staging/adopt.h) */
+	struct sfs_options opt;
+	char priv_dir[PATH_MAX]; /* <root>/.splitfs: staging files, logs */
 };
 
 extern struct sfs_global sfs_g;

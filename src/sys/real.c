@@ -11,10 +11,17 @@
 
 SFS_HOT struct sfs_real_table sfs_real;
 
+/* The names inline, not pointers: a table of pointers would be relocated
+ * (its page copied) in every process the library starts in. */
 struct real_row {
-	const char *name;
+	char name[40];
 	size_t offset;
 };
+
+#define SFS_X(ret, fn, args)                                                                       \
+	static_assert(sizeof(#fn) <= sizeof(((struct real_row *)0)->name), #fn " fits");
+SFS_REAL_FUNCS(SFS_X)
+#undef SFS_X
 
 static const struct real_row rows[] = {
 #define SFS_X(ret, name, args) {#name, offsetof(struct sfs_real_table, name)},

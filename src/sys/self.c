@@ -11,7 +11,7 @@
 #include "real.h"
 #include "../util/compiler.h"
 
-static int self_pid;
+SFS_HOT static int self_pid;
 /* Set once at start-up, before any thread of the library runs. */
 SFS_HOT static void (*marker)(int fd, bool internal);
 

@@ -48,11 +48,14 @@ void AnnotateIgnoreReadsEnd(const char *file, int line);
 #endif
 
 /* Process-wide variables that every process start or exit of the library
- * touches, kept together in one section: each first touch of a page of
- * .data or .bss is a page fault (2-3 us each on this project's VMs, two
- * for a mutex: its read maps the zero page, its write copies it), and the
- * big tables between such variables spread ten of them over ten pages.
- * Only for small, writable variables; bench/src/spawn.c measures a start. */
+ * touches, or a fork (the atfork handlers, a forked child's resets), kept
+ * together in one section: each first touch of a page of .data or .bss is
+ * a page fault (1.3-3 us each on this project's VMs, two for a mutex: its
+ * read maps the zero page, its write copies it), after a fork in the
+ * parent and the child alike, and the big tables between such variables
+ * spread ten of them over ten pages. Only for small, writable variables;
+ * bench/src/spawn.c measures a start. The ones left out show in `perf
+ * record -e page-faults -d` of a shell loop: the symbols of the addresses. */
 #define SFS_HOT __attribute__((section("sfs_hot")))
 
 /* lv = v, unless lv holds v already (an _Atomic lv: an atomic load, then

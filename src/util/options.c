@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h> /* environ */
 
 #include "compiler.h"
 #include "msg.h"
@@ -17,7 +18,6 @@ struct opt_row {
 	const char *name; /* short name; the variable is SPLITFS_<NAME> */
 	const char *env;
 	enum opt_kind kind;
-	const char *def;	    /* default, in the same syntax as the variable */
 	size_t field;		    /* offsetof(struct sfs_options, ...) */
 	const char *const *choices; /* OPT_ENUM: NULL-terminated, index = value */
 	uint64_t min, max;	    /* OPT_SIZE / OPT_UINT bounds */
@@ -31,33 +31,57 @@ static const char *const relink_names[] = {"auto", "exchange", "clone", "copy", 
 #define MIB (1ULL << 20)
 #define GIB (1ULL << 30)
 
+/* The defaults, as values: parsing them from strings at every process
+ * start took 15 us (the first call of each libc function through the PLT
+ * is a symbol lookup). The paths' default is empty. */
+static const struct sfs_options defaults = {
+	.mode = SFS_MODE_POSIX,
+	.map_size = 2 * MIB,
+	.staging_files = 4,
+	.staging_size = 8 * MIB,
+	.log_size = 16 * MIB,
+	.relink = SFS_RELINK_AUTO,
+	.staging = true,
+	.protect = false,
+	.share = true,
+	.stats = false,
+	.verbose = false,
+};
+/* The scalars are copied as one block: the paths come last. */
+static_assert(offsetof(struct sfs_options, root) ==
+			      offsetof(struct sfs_options, verbose) + sizeof(bool) &&
+		      offsetof(struct sfs_options, stats_file) ==
+			      offsetof(struct sfs_options, root) + PATH_MAX &&
+		      sizeof(struct sfs_options) < offsetof(struct sfs_options, stats_file) +
+							   PATH_MAX + sizeof(uint64_t),
+	      "struct sfs_options: every scalar before root, nothing after stats_file");
+
 static const struct opt_row rows[] = {
-	{"root", "SPLITFS_ROOT", OPT_PATH, "", offsetof(struct sfs_options, root), NULL, 0, 0,
+	{"root", "SPLITFS_ROOT", OPT_PATH, offsetof(struct sfs_options, root), NULL, 0, 0, false},
+	{"mode", "SPLITFS_MODE", OPT_ENUM, offsetof(struct sfs_options, mode), mode_names, 0, 0,
 	 false},
-	{"mode", "SPLITFS_MODE", OPT_ENUM, "posix", offsetof(struct sfs_options, mode), mode_names,
-	 0, 0, false},
-	{"map_size", "SPLITFS_MAP_SIZE", OPT_SIZE, "2M", offsetof(struct sfs_options, map_size),
-	 NULL, 4 * KIB, 1 * GIB, true},
-	{"staging_files", "SPLITFS_STAGING_FILES", OPT_UINT, "4",
+	{"map_size", "SPLITFS_MAP_SIZE", OPT_SIZE, offsetof(struct sfs_options, map_size), NULL,
+	 4 * KIB, 1 * GIB, true},
+	{"staging_files", "SPLITFS_STAGING_FILES", OPT_UINT,
 	 offsetof(struct sfs_options, staging_files), NULL, 1, 256, false},
-	{"staging_size", "SPLITFS_STAGING_SIZE", OPT_SIZE, "8M",
+	{"staging_size", "SPLITFS_STAGING_SIZE", OPT_SIZE,
 	 offsetof(struct sfs_options, staging_size), NULL, 64 * KIB, 64 * GIB, false},
-	{"log_size", "SPLITFS_LOG_SIZE", OPT_SIZE, "16M", offsetof(struct sfs_options, log_size),
-	 NULL, 64 * KIB, 16 * GIB, false},
-	{"relink", "SPLITFS_RELINK", OPT_ENUM, "auto", offsetof(struct sfs_options, relink),
-	 relink_names, 0, 0, false},
-	{"staging", "SPLITFS_STAGING", OPT_BOOL, "1", offsetof(struct sfs_options, staging), NULL,
+	{"log_size", "SPLITFS_LOG_SIZE", OPT_SIZE, offsetof(struct sfs_options, log_size), NULL,
+	 64 * KIB, 16 * GIB, false},
+	{"relink", "SPLITFS_RELINK", OPT_ENUM, offsetof(struct sfs_options, relink), relink_names,
 	 0, 0, false},
-	{"protect", "SPLITFS_PROTECT", OPT_BOOL, "0", offsetof(struct sfs_options, protect), NULL,
-	 0, 0, false},
-	{"share", "SPLITFS_SHARE", OPT_BOOL, "1", offsetof(struct sfs_options, share), NULL, 0, 0,
+	{"staging", "SPLITFS_STAGING", OPT_BOOL, offsetof(struct sfs_options, staging), NULL, 0, 0,
 	 false},
-	{"stats", "SPLITFS_STATS", OPT_BOOL, "0", offsetof(struct sfs_options, stats), NULL, 0, 0,
+	{"protect", "SPLITFS_PROTECT", OPT_BOOL, offsetof(struct sfs_options, protect), NULL, 0, 0,
 	 false},
-	{"stats_file", "SPLITFS_STATS_FILE", OPT_PATH, "", offsetof(struct sfs_options, stats_file),
+	{"share", "SPLITFS_SHARE", OPT_BOOL, offsetof(struct sfs_options, share), NULL, 0, 0,
+	 false},
+	{"stats", "SPLITFS_STATS", OPT_BOOL, offsetof(struct sfs_options, stats), NULL, 0, 0,
+	 false},
+	{"stats_file", "SPLITFS_STATS_FILE", OPT_PATH, offsetof(struct sfs_options, stats_file),
 	 NULL, 0, 0, false},
-	{"verbose", "SPLITFS_VERBOSE", OPT_BOOL, "0", offsetof(struct sfs_options, verbose), NULL,
-	 0, 0, false},
+	{"verbose", "SPLITFS_VERBOSE", OPT_BOOL, offsetof(struct sfs_options, verbose), NULL, 0, 0,
+	 false},
 };
 
 const char *sfs_mode_name(int mode)
@@ -149,7 +173,8 @@ static int apply(struct sfs_options *o, const struct opt_row *r, const char *val
 			snprintf(err, errlen, "%s: path too long", r->env);
 			return -EINVAL;
 		}
-		strcpy(field, value);
+		if (strcmp(field, value) != 0)
+			strcpy(field, value);
 		return 0;
 	case OPT_ENUM:
 		for (int i = 0; r->choices[i]; i++) {
@@ -220,19 +245,25 @@ int sfs_option_set(struct sfs_options *o, const char *name, const char *value, c
 
 int sfs_options_load(struct sfs_options *o, char *err, size_t errlen)
 {
-	memset(o, 0, sizeof(*o));
-	for (size_t i = 0; i < SFS_ARRAY_SIZE(rows); i++) {
-		int rc = apply(o, &rows[i], rows[i].def, err, errlen);
-		if (rc)
-			return rc; /* a bad default is a bug; the unit test catches it */
-	}
-	for (size_t i = 0; i < SFS_ARRAY_SIZE(rows); i++) {
-		const char *v = getenv(rows[i].env);
-		if (!v)
+	memcpy(o, &defaults, offsetof(struct sfs_options, root));
+	SFS_SET(o->root[0], '\0');
+	SFS_SET(o->stats_file[0], '\0');
+	/* One pass over the environment, not a getenv per option. The first
+	 * definition of a variable counts, as for getenv. */
+	bool seen[SFS_ARRAY_SIZE(rows)] = {false};
+	for (char **e = environ; e && *e; e++) {
+		if (strncmp(*e, "SPLITFS_", 8) != 0)
 			continue;
-		int rc = apply(o, &rows[i], v, err, errlen);
-		if (rc)
-			return rc;
+		for (size_t i = 0; i < SFS_ARRAY_SIZE(rows); i++) {
+			size_t n = strlen(rows[i].env);
+			if (seen[i] || strncmp(*e, rows[i].env, n) != 0 || (*e)[n] != '=')
+				continue;
+			seen[i] = true;
+			int rc = apply(o, &rows[i], *e + n + 1, err, errlen);
+			if (rc)
+				return rc;
+			break;
+		}
 	}
 	return 0;
 }

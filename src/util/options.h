@@ -13,8 +13,9 @@
 enum sfs_mode { SFS_MODE_POSIX, SFS_MODE_SYNC, SFS_MODE_STRICT };
 enum sfs_relink_kind { SFS_RELINK_AUTO, SFS_RELINK_EXCHANGE, SFS_RELINK_CLONE, SFS_RELINK_COPY };
 
+/* The paths last: a process that starts writes the scalars and the first
+ * bytes of root, one page (sys/global.h). */
 struct sfs_options {
-	char root[PATH_MAX];	/* empty: the library passes everything through */
 	int mode;		/* enum sfs_mode */
 	uint64_t map_size;	/* mapping chunk of target files, power of two */
 	uint64_t staging_files; /* staging files kept ready per process */
@@ -28,13 +29,16 @@ struct sfs_options {
 	bool share;		/* store into files other library processes have
 				 * open too (fs/share.h; off: the kernel writes) */
 	bool stats;
-	char stats_file[PATH_MAX];
 	bool verbose;
+	char root[PATH_MAX];	   /* empty: the library passes everything through */
+	char stats_file[PATH_MAX]; /* empty: stderr */
 };
 
 /* Fills *o with defaults, then applies every SPLITFS_* variable found in the
- * environment. Returns 0, or -EINVAL with a one-line reason in err
- * (e.g. "SPLITFS_MODE=fast: expected posix|sync|strict"). */
+ * environment. Every field is set (o need not be zeroed); a path is written
+ * only where it differs, so that a start touches no page of an empty one.
+ * Returns 0, or -EINVAL with a one-line reason in err (e.g.
+ * "SPLITFS_MODE=fast: expected posix|sync|strict"). */
 int sfs_options_load(struct sfs_options *o, char *err, size_t errlen);
 
 /* Applies one option by its short name ("mode", "map_size", ...). */

@@ -45,7 +45,7 @@ static bool loaded, load_tried;
  * a half-relocated libpmem2 (seen in the lab: the child's own dlopen failed
  * with "undefined symbol: ndctl_cmd_unref", or its first call jumped to an
  * unrelocated address and died of SIGSEGV; tests/c/fork_learn.c). */
-static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+SFS_HOT static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 /* The primitives of the first map: they depend on the CPU and the platform's
  * persistence domain, the same for every DAX mapping of the process. */
 static pmem2_memcpy_fn copy_fn;
@@ -243,8 +243,8 @@ bool sfs_pmem_ready(void)
 	return atomic_load_explicit(&have_fns, memory_order_acquire);
 }
 
-static atomic_bool gave_up;
-static atomic_bool learning; /* claimed: the background thread is on it */
+SFS_HOT static atomic_bool gave_up;
+SFS_HOT static atomic_bool learning; /* claimed: the background thread is on it */
 
 bool sfs_pmem_learn_claim(void)
 {
@@ -258,7 +258,7 @@ bool sfs_pmem_gave_up(void)
 
 void sfs_pmem_learn_unclaim(void)
 {
-	atomic_store(&learning, false);
+	SFS_SET(learning, false);
 }
 
 bool sfs_pmem_learn(int fd)

@@ -30,8 +30,8 @@ static __thread struct deferred queue[MAX_DEFERRED] __attribute__((tls_model("in
 /* The application's actions, as it set them, for the signals the library
  * virtualises (owned[sig]). Written under lock, read by the handlers. */
 static struct sigaction app[NSIG_];
-static bool owned[NSIG_];
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+SFS_HOT static bool owned[NSIG_];
+SFS_HOT static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 /* Atomic: sigaction reads it in any thread, without the lock. From the
  * library's start, the application's sigaction calls are the library's. */
 SFS_HOT static _Atomic bool installed;

@@ -20,19 +20,19 @@
 
 #define MAX_MINE 16
 
-static _Atomic pid_t mine[MAX_MINE];
+SFS_HOT static _Atomic pid_t mine[MAX_MINE];
 /* main_gone: the main thread called pthread_exit; watching: the watcher
  * runs. The watcher is needed once both the main thread is gone and a
  * thread of the library's exists, in either order: a dormant process
  * (init.h) may start its first thread after its main thread left. */
-static atomic_bool main_gone;
-static atomic_bool watching;
+SFS_HOT static atomic_bool main_gone;
+SFS_HOT static atomic_bool watching;
 static void *watch(void *unused);
 static void start_watcher(void);
 /* Threads created and not yet in sfs_thread_mine; raised under start_lock,
  * which a fork holds from its prepare handler to its end. */
-static atomic_int starting;
-static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
+SFS_HOT static atomic_int starting;
+SFS_HOT static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
 
 int sfs_thread_create(void *(*fn)(void *), void *arg)
 {
