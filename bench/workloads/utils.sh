@@ -15,7 +15,9 @@
 #                  start per command, what build tools and scripts pay
 # Seconds, lower is better; then spawn_us: a process start alone, the
 # median µs of posix_spawn+wait of /bin/true from a program under $RUN
-# (bench/src/spawn.c), lower is better. Each copy is compared with the tree (diff -r),
+# (bench/src/spawn.c), and fork_us: the same by fork+execve, as bash and
+# make start a command (the pages written between the fork and the exec
+# are copied), lower is better. Each copy is compared with the tree (diff -r),
 # and the repository is checked (git fsck, the index lists every file, the
 # work tree is clean), without the library; a failed step or check exits
 # non-zero and prints nothing.
@@ -92,4 +94,5 @@ done
 cd "$D"
 
 results+=$($RUN "$BENCH_BIN/spawn" "$D" "$spawns" /bin/true | grep '"spawn_us"')$'\n'
+results+=$($RUN "$BENCH_BIN/spawn" --fork "$D" "$spawns" /bin/true | grep '"fork_us"')$'\n'
 printf '%s' "$results"
