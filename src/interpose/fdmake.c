@@ -5,7 +5,6 @@
  * (fs/process.h: sfs_fds_relieve). The open family, dup and fopen do the
  * same in their own wrappers. */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -46,10 +45,4 @@ SFS_EXPORT int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 {
 	sfs_init();
 	return SFS_FD_RETRY(int, -1, sfs_real.accept4(fd, addr, len, flags));
-}
-
-SFS_EXPORT DIR *opendir(const char *path)
-{
-	sfs_init();
-	return SFS_FD_RETRY(DIR *, NULL, sfs_real.opendir(path));
 }
