@@ -45,14 +45,24 @@ static void handler(int sig, siginfo_t *info, void *ctx)
 	}
 	/* Not ours: behave as if the application's handler had been installed. */
 	struct sigaction a = app_act[slot(sig)];
+	/* Sent (kill, raise, sigqueue: si_code <= 0), not a fault: nothing
+	 * re-executes, so returning would lose it. */
+	bool sent = info && info->si_code <= 0;
+	if (sent && a.sa_handler == SIG_IGN)
+		return; /* the kernel discards a sent signal that is ignored */
 	if (a.sa_handler == SIG_DFL || a.sa_handler == SIG_IGN) {
 		/* A synchronous fault cannot be ignored: restore the default and
 		 * return, so the faulting instruction re-executes and the kernel
-		 * applies the default action (core dump). */
+		 * applies the default action (core dump). A sent signal is sent
+		 * again, to this thread: NODEFER leaves it unblocked, so it
+		 * ends the process before the call returns, as the first one
+		 * would have (Python's faulthandler re-raises a crash this way). */
 		struct sigaction dfl;
 		memset(&dfl, 0, sizeof(dfl));
 		dfl.sa_handler = SIG_DFL;
 		sfs_real.sigaction(sig, &dfl, NULL);
+		if (sent)
+			syscall(SYS_tgkill, getpid(), (pid_t)syscall(SYS_gettid), sig);
 		return;
 	}
 	if (a.sa_flags & SA_RESETHAND) {
