@@ -37,6 +37,14 @@ if [ ${#need_pkgs[@]} -gt 0 ]; then
 	apt-get update -qq
 	apt-get install -y -qq "${need_pkgs[@]}" >/dev/null
 fi
+# The apps-pystdlib suite: CPython's own tests, which Debian packages apart
+# from python3, for its version (installed above when it was missing).
+if ! /usr/bin/python3 -c 'import test.libregrtest, test.test_os' 2>/dev/null; then
+	pyver=$(/usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+	echo "deps: installing libpython$pyver-testsuite"
+	[ ${#need_pkgs[@]} -gt 0 ] || apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "libpython$pyver-testsuite" >/dev/null
+fi
 CARGO_BIN=${CARGO_HOME:-$HOME/.cargo}/bin
 export PATH=$CARGO_BIN:$PATH
 if ! have fsx || ! have pjdfstest; then
