@@ -372,13 +372,8 @@ static ssize_t unleased_pwritev(struct sfs_inode *in, const struct iovec *iov, i
 	if (w < 0)
 		return -errno;
 	sfs_inode_kernel_changed(in);
-	if (w > 0 && dsync && sfs_g.opt.mode == SFS_MODE_STRICT) {
-		static atomic_bool warned;
-		if (!atomic_exchange(&warned, true))
-			sfs_warn(
-				"strict mode: an O_APPEND write to a file another process has open "
-				"is durable but not atomic (README, consistency modes; said once)");
-	}
+	if (w > 0 && dsync && sfs_g.opt.mode == SFS_MODE_STRICT)
+		sfs_strict_not_atomic("an O_APPEND write to a file another process has open");
 	return w;
 }
 

@@ -128,17 +128,23 @@ static ssize_t apply(struct sfs_inode *in, const char *data, size_t n, int64_t o
 	return w;
 }
 
+void sfs_strict_not_atomic(const char *what)
+{
+	static atomic_bool said;
+	sfs_stat_event(SFS_EV_strict_not_atomic, 1);
+	if (sfs_g.opt.verbose && !atomic_exchange(&said, true))
+		sfs_msg("strict mode: %s is durable but not atomic (README, consistency modes; said "
+			"once)",
+			what);
+}
+
 /* Too big for the log (or a large sync-mode write): to the file, durably,
  * and the file's older records die, so replay cannot bring older bytes
  * back over these. */
 static ssize_t direct(struct sfs_inode *in, const char *data, size_t n, int64_t off)
 {
-	static atomic_bool warned;
-	if (sfs_g.opt.mode == SFS_MODE_STRICT && sfs_oplog_ready() == 0 &&
-	    !atomic_exchange(&warned, true))
-		sfs_warn("a %zu-byte write does not fit the operation log (SPLITFS_LOG_SIZE): "
-			 "written durably but not atomically (said once)",
-			 n);
+	if (sfs_g.opt.mode == SFS_MODE_STRICT && sfs_oplog_ready() == 0)
+		sfs_strict_not_atomic("a write larger than the operation log (SPLITFS_LOG_SIZE)");
 	ssize_t w = apply(in, data, n, off);
 	if (w <= 0)
 		return w;

@@ -30,6 +30,14 @@ ssize_t sfs_logged_overwrite_unlocked(struct sfs_inode *in, const void *buf, siz
  * Caller holds the inode lock. */
 int sfs_inode_log_commit(struct sfs_inode *in);
 
+/* A strict-mode write made durable but not atomic, as README ("Limits of
+ * sync and strict modes") says such a write is (what: which kind). Counted
+ * (stats: strict_not_atomic) and, with SPLITFS_VERBOSE, said once: not
+ * written on every program's stderr, where a program that checks its own
+ * output (git's tests, with GIT_TRACE appended to by many processes)
+ * would find it. */
+void sfs_strict_not_atomic(const char *what);
+
 /* The file system's ops of the log, which start-up registers
  * (sfs_oplog_set_ops). */
 extern const struct sfs_oplog_ops sfs_fs_oplog_ops;

@@ -78,6 +78,7 @@
 	X(lease_refused)                                                                           \
 	X(adopted_stores)                                                                          \
 	X(unleased_ops)                                                                            \
+	X(strict_not_atomic)                                                                       \
 	X(read_retries)                                                                            \
 	X(locked_reads)                                                                            \
 	X(fork_taken_back)                                                                         \

@@ -35,12 +35,14 @@ static void make(const char *path, bool raw)
 	 * truncated and written again (XFS_IDIRTY_RELEASE). */
 	unlink(path);
 	int flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC;
-	int fd = raw ? (int)syscall(SYS_openat, AT_FDCWD, path, flags, 0644) : open(path, flags, 0644);
+	int fd = raw ? (int)syscall(SYS_openat, AT_FDCWD, path, flags, 0644) :
+		       open(path, flags, 0644);
 	T_REQUIRE(fd >= 0, "create %s", path);
 	for (int i = 0; i < PIECES; i++) {
 		off_t at = FIRST + (off_t)i * STRIDE;
 		if (raw)
-			T_CHECK(syscall(SYS_pwrite64, fd, piece, PIECE, at) == PIECE, "raw write %d", i);
+			T_CHECK(syscall(SYS_pwrite64, fd, piece, PIECE, at) == PIECE,
+				"raw write %d", i);
 		else
 			T_CHECK(lseek(fd, at, SEEK_SET) == at && write(fd, piece, PIECE) == PIECE,
 				"write %d", i);
@@ -63,7 +65,8 @@ int main(int argc, char **argv)
 	make(lib, false);
 	struct stat r, l;
 	T_REQUIRE(stat(ref, &r) == 0 && stat(lib, &l) == 0, "stat both");
-	printf("blocks: through the library %lld, around it %lld\n", (long long)l.st_blocks, (long long)r.st_blocks);
+	printf("blocks: through the library %lld, around it %lld\n", (long long)l.st_blocks,
+	       (long long)r.st_blocks);
 	T_CHECK(l.st_size == SIZE && r.st_size == SIZE, "sizes %lld and %lld, not %ld",
 		(long long)l.st_size, (long long)r.st_size, SIZE);
 	T_CHECK(l.st_blocks <= r.st_blocks,
