@@ -183,6 +183,16 @@ static void manage(int fd, int flags, int cloexec, int64_t pos, enum manage_how 
 	 * pending descriptor's open adopted them; none came since (its open
 	 * file keeps any other process from leasing the file). None is
 	 * bound anywhere while the census says so (staging/census.h). */
+	/* A writer's open of a file whose inode the process only keeps
+	 * cached (none of its descriptors open): the inode goes first, and
+	 * the open is as a new file's. Reused, the inode would give this open
+	 * its own open file (sfs_openfile_replace), at the position its last
+	 * writer left and without O_APPEND, and a write the library does not
+	 * see (a shell's builtin printf after `> f`, through stdio's internal
+	 * write) would land there, not at 0 or at the end. A closed writable
+	 * inode is evicted soon anyway (inode.c). */
+	if (!created && ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC)))
+		sfs_inode_forget(st.st_dev, st.st_ino);
 	struct sfs_inode *known = created ? NULL : sfs_inode_find(st.st_dev, st.st_ino);
 	if (known)
 		sfs_inode_put(known);

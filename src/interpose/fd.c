@@ -64,8 +64,15 @@ static void manage_before_dup(int oldfd)
 	if (sfs_fd_kind(oldfd) != SFS_FD_KIND_PENDING)
 		return;
 	int saved = errno;
+	/* Only a reader: a writer dup2'd onto 1 (a shell's builtin after
+	 * `> f` or `>> f`, a daemon's log) is often written through stdio's
+	 * internal write, which the library does not see; managed, its open
+	 * file would lose O_APPEND and its offset would stop following the
+	 * writes. It stays the kernel's, and so does the dup. */
+	int fl = sfs_real.fcntl(oldfd, F_GETFL);
+	bool reader = fl >= 0 && (fl & O_ACCMODE) == O_RDONLY;
 	sfs_busy_enter(); /* as a read's promotion (interpose/wrap.h) */
-	if (sfs_fd_pending_claim(oldfd))
+	if (reader && sfs_fd_pending_claim(oldfd))
 		sfs_manage_pending(oldfd);
 	else
 		sfs_fd_pending_forget(oldfd);
@@ -80,7 +87,16 @@ static void duplicated(int oldfd, int newfd)
 	struct sfs_file *f = sfs_fd_get(oldfd);
 	if (f) {
 		sfs_fd_install(newfd, f);
+		/* A file opened for writing made the program's stdout or
+		 * stderr, which its stdio writes through an internal write the
+		 * library does not see: the kernel's from now on, with the
+		 * offset and O_APPEND the application's open file would have
+		 * (sync and strict modes manage writers from their open). */
+		bool out = (newfd == STDOUT_FILENO || newfd == STDERR_FILENO) &&
+			   (sfs_file_flags(f) & O_ACCMODE) != O_RDONLY;
 		sfs_file_put(f);
+		if (out)
+			sfs_demote_fd(newfd);
 	} else if (sfs_fd_is_dsync(oldfd)) {
 		sfs_fd_set_dsync(newfd, true);
 	}
