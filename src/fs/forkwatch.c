@@ -174,7 +174,7 @@ static void find_other_holders(bool *held)
 	}
 	pid_t self = sfs_self_pid();
 	struct dirent *e;
-	while ((e = readdir(proc)) != NULL) {
+	while ((e = sfs_real.readdir(proc)) != NULL) {
 		char *end;
 		long pid = strtol(e->d_name, &end, 10);
 		if (*end || pid <= 0 || pid == self)
@@ -190,7 +190,7 @@ static void find_other_holders(bool *held)
 			continue;
 		}
 		struct dirent *f;
-		while ((f = readdir(fds)) != NULL) {
+		while ((f = sfs_real.readdir(fds)) != NULL) {
 			struct stat st;
 			if (f->d_name[0] == '.' || sfs_stat_quiet(dfd, f->d_name, 0, &st) != 0 ||
 			    !S_ISREG(st.st_mode))
@@ -202,9 +202,9 @@ static void find_other_holders(bool *held)
 				    same_open_file((pid_t)pid, watched[i].fd, theirs))
 					held[i] = true;
 		}
-		closedir(fds);
+		sfs_real.closedir(fds);
 	}
-	closedir(proc);
+	sfs_real.closedir(proc);
 }
 
 /* Caller holds lock, every watched child has exited: manages again each

@@ -277,7 +277,7 @@ void sfs_demote_inherited(void)
 		return;
 	int self = dirfd(d);
 	struct dirent *e;
-	while ((e = readdir(d)) != NULL) {
+	while ((e = sfs_real.readdir(d)) != NULL) {
 		int fd = atoi(e->d_name);
 		struct stat st;
 		if (e->d_name[0] == '.' || fd == self || sfs_fstat_quiet(fd, &st) != 0)
@@ -289,5 +289,5 @@ void sfs_demote_inherited(void)
 		if ((sfs_real.fcntl(fd, F_GETFL) & O_ACCMODE) != O_RDONLY)
 			sfs_fd_set_dsync(fd, true);
 	}
-	closedir(d);
+	sfs_real.closedir(d);
 }

@@ -149,7 +149,7 @@ int sfs_logfile_claim_free(const char *mine, uint64_t size)
 	}
 	int fd = -1;
 	struct dirent *de;
-	while (fd < 0 && (de = readdir(d)) != NULL) {
+	while (fd < 0 && (de = sfs_real.readdir(d)) != NULL) {
 		if (strncmp(de->d_name, "log.free.", 9) != 0)
 			continue;
 		fd = sfs_real.openat(priv, de->d_name,
@@ -168,7 +168,7 @@ int sfs_logfile_claim_free(const char *mine, uint64_t size)
 			fd = -1;
 		}
 	}
-	closedir(d);
+	sfs_real.closedir(d);
 	return fd;
 }
 

@@ -368,7 +368,7 @@ void sfs_log_retire(const struct sfs_sys *sys, int dirfd, const char *name, cons
 	DIR *d = scan >= 0 ? fdopendir(scan) : NULL;
 	int kept = 0;
 	struct dirent *de;
-	while (d && (de = readdir(d)) != NULL) {
+	while (d && (de = sys->readdir(d)) != NULL) {
 		struct stat st;
 		if (strncmp(de->d_name, "log.free.", 9) == 0 &&
 		    sys->fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
@@ -376,7 +376,7 @@ void sfs_log_retire(const struct sfs_sys *sys, int dirfd, const char *name, cons
 			kept++;
 	}
 	if (d)
-		closedir(d);
+		sys->closedir(d);
 	else if (scan >= 0)
 		sys->close(scan);
 	if (kept < SFS_FREE_LOGS_KEPT)
@@ -560,11 +560,11 @@ int sfs_recover_dir(const struct sfs_recover_env *env, const char *priv_dir,
 	int scan = env->sys->dup(dirfd);
 	DIR *d = scan >= 0 ? fdopendir(scan) : NULL;
 	struct dirent *de;
-	while (d && (de = readdir(d)) != NULL)
+	while (d && (de = env->sys->readdir(d)) != NULL)
 		if (sfs_recover_is_log(de->d_name))
 			sfs_names_add(&logs, de->d_name);
 	if (d)
-		closedir(d);
+		env->sys->closedir(d);
 	sfs_recover_names(env, dirfd, logs.v, logs.n, rep);
 	sfs_names_free(&logs);
 	env->sys->close(dirfd);

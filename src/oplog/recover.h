@@ -27,6 +27,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <dirent.h>
 #include <sys/uio.h>
 
 /* The system calls recovery makes: libc's in the CLI, the library's real
@@ -51,7 +52,9 @@
 	X(int, flock, (int, int))                                                                  \
 	X(int, fallocate, (int, int, off_t, off_t))                                                \
 	X(int, statx, (int, const char *, int, unsigned int, struct statx *))                      \
-	X(int, fstatat, (int, const char *, struct stat *, int))
+	X(int, fstatat, (int, const char *, struct stat *, int))                                   \
+	X(struct dirent *, readdir, (DIR *))                                                       \
+	X(int, closedir, (DIR *))
 
 struct sfs_sys {
 #define SFS_SYS_FIELD(ret, name, params) ret(*name) params;

@@ -300,7 +300,7 @@ void sfs_adopt_dir(const struct sfs_recover_env *env, int dirfd, struct sfs_reco
 		return;
 	}
 	struct dirent *de;
-	while ((de = readdir(d)) != NULL)
+	while ((de = env->sys->readdir(d)) != NULL)
 		sfs_adopt_entry(env, dirfd, de->d_name, rep);
-	closedir(d);
+	env->sys->closedir(d);
 }

@@ -87,10 +87,10 @@ static int64_t count_bound(void)
 	}
 	int64_t n = 0;
 	const struct dirent *de;
-	while ((de = readdir(d)) != NULL)
+	while ((de = sfs_real.readdir(d)) != NULL)
 		if (strncmp(de->d_name, prefix, (size_t)pl) == 0 && !sfs_store_is_data(de->d_name))
 			n++;
-	closedir(d);
+	sfs_real.closedir(d);
 	return n;
 }
 

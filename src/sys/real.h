@@ -67,6 +67,8 @@
 	X(int, accept, (int, struct sockaddr *, socklen_t *))                                      \
 	X(int, accept4, (int, struct sockaddr *, socklen_t *, int))                                \
 	X(DIR *, opendir, (const char *))                                                          \
+	X(struct dirent *, readdir, (DIR *))                                                       \
+	X(int, closedir, (DIR *))                                                                  \
 	X(void, _exit, (int))                                                                      \
 	X(void, pthread_exit, (void *))                                                            \
 	X(void, _Exit, (int))                                                                      \

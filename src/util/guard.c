@@ -62,7 +62,7 @@ static void handler(int sig, siginfo_t *info, void *ctx)
 		dfl.sa_handler = SIG_DFL;
 		sfs_real.sigaction(sig, &dfl, NULL);
 		if (sent)
-			syscall(SYS_tgkill, getpid(), (pid_t)syscall(SYS_gettid), sig);
+			tgkill(getpid(), gettid(), sig);
 		return;
 	}
 	if (a.sa_flags & SA_RESETHAND) {

@@ -127,13 +127,13 @@ static int application_threads(void)
 		return 1;
 	int n = 0;
 	struct dirent *e;
-	while ((e = readdir(d)) != NULL) {
+	while ((e = sfs_real.readdir(d)) != NULL) {
 		if (e->d_name[0] == '.')
 			continue;
 		if (!is_mine((pid_t)atoi(e->d_name)) && running(e->d_name))
 			n++;
 	}
-	closedir(d);
+	sfs_real.closedir(d);
 	return n;
 }
 
