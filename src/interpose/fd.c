@@ -87,16 +87,7 @@ static void duplicated(int oldfd, int newfd)
 	struct sfs_file *f = sfs_fd_get(oldfd);
 	if (f) {
 		sfs_fd_install(newfd, f);
-		/* A file opened for writing made the program's stdout or
-		 * stderr, which its stdio writes through an internal write the
-		 * library does not see: the kernel's from now on, with the
-		 * offset and O_APPEND the application's open file would have
-		 * (sync and strict modes manage writers from their open). */
-		bool out = (newfd == STDOUT_FILENO || newfd == STDERR_FILENO) &&
-			   (sfs_file_flags(f) & O_ACCMODE) != O_RDONLY;
 		sfs_file_put(f);
-		if (out)
-			sfs_demote_fd(newfd);
 	} else if (sfs_fd_is_dsync(oldfd)) {
 		sfs_fd_set_dsync(newfd, true);
 	}

@@ -4,10 +4,10 @@
  * does, then reads and writes those numbers. A child (this program again,
  * "child DIR SIZE") copies in to out so, in SIZE blocks; its statistics
  * (SPLITFS_STATS_FILE) say whether the library managed the duplicated
- * descriptors (pending_promoted: until a pending descriptor's dup was
- * managed first, fs/fdtable.h, a duplicated one stayed the kernel's for
- * good) and, in POSIX mode, whether 1 MiB appends went to the kernel
- * (kernel_appends: staging them costs a second copy at the relink). Then:
+ * input (pending_promoted: until a pending descriptor's dup was managed
+ * first, fs/fdtable.h, a duplicated one stayed the kernel's for good) and
+ * left the output, a writer, to the kernel (a shell's builtins write a
+ * redirected stdout through stdio, which the library does not see). Then:
  * out is in, byte for byte, in each block size (4 KiB, 1 MiB); and a
  * descriptor's dup and the original share one offset, reads through either
  * moving it for both, also once the kernel takes the file back. */
@@ -48,7 +48,7 @@ static int child(const char *dir, long bs)
 	return fsync(1) == 0 && close(1) == 0 ? 0 : 6;
 }
 
-static void copy_as_dd(const char *dir, long bs, bool posix)
+static void copy_as_dd(const char *dir, long bs)
 {
 	char stats[PATH_MAX], bsarg[32];
 	snprintf(stats, sizeof(stats), "%s/dup.stats.%ld", dir, bs);
@@ -72,13 +72,12 @@ static void copy_as_dd(const char *dir, long bs, bool posix)
 	free(b);
 	if (!t_under_splitfs())
 		return;
+	/* The input was promoted at its dup; the output, a writer, was not
+	 * (in sync and strict modes it was never pending): its writes may come
+	 * through stdio, which the library does not see (unseen_writes.c). */
 	long promoted = t_stat_event(stats, "pending_promoted");
-	T_CHECK(promoted >= 1, "bs %ld: the input dup2'd onto 0 was never managed (%ld)", bs,
+	T_CHECK(promoted == 1, "bs %ld: %ld descriptors promoted, not the input alone", bs,
 		promoted);
-	if (posix && bs >= (1L << 20)) {
-		long big = t_stat_event(stats, "kernel_appends");
-		T_CHECK(big >= 1, "bs %ld: no append went to the kernel (%ld)", bs, big);
-	}
 }
 
 /* A descriptor and its dup share one offset, as the kernel's open file
@@ -125,8 +124,6 @@ int main(int argc, char **argv)
 	if (argc == 4 && strcmp(argv[1], "child") == 0)
 		return child(argv[2], atol(argv[3]));
 	const char *dir = argc > 1 ? argv[1] : ".";
-	const char *mode = getenv("SPLITFS_MODE");
-	bool posix = !mode || strcmp(mode, "posix") == 0;
 	/* The input, written by a child: this process has never had it, so
 	 * its opens of it start pending. */
 	pid_t c = fork();
@@ -139,8 +136,8 @@ int main(int argc, char **argv)
 	}
 	int st;
 	T_REQUIRE(waitpid(c, &st, 0) == c && WIFEXITED(st) && WEXITSTATUS(st) == 0, "the input");
-	copy_as_dd(dir, 4096, posix);
-	copy_as_dd(dir, 1L << 20, posix);
+	copy_as_dd(dir, 4096);
+	copy_as_dd(dir, 1L << 20);
 	shared_offset(dir);
 	return t_result();
 }
