@@ -40,12 +40,24 @@ int sfs_openfile_replace(int nfd, int appfd, int cloexec)
 	return 0;
 }
 
+/* The open file of an O_APPEND open that has lost O_APPEND starts at the
+ * end of the file: a write the library does not see (stdio's internal
+ * write: bash's `{ echo x; cmd; } >> f`) then goes where an append would,
+ * unless another process appends meanwhile (README, Limits). */
+static void at_end(int fd)
+{
+	sfs_real.lseek(fd, 0, SEEK_END);
+}
+
 /* Takes O_APPEND off the open file at fd; false when the kernel refuses
  * (an append-only file, chattr +a). */
 static bool drop_append(int fd)
 {
 	int fl = sfs_real.fcntl(fd, F_GETFL);
-	return fl >= 0 && sfs_real.fcntl(fd, F_SETFL, fl & ~O_APPEND) == 0;
+	if (fl < 0 || sfs_real.fcntl(fd, F_SETFL, fl & ~O_APPEND) != 0)
+		return false;
+	at_end(fd);
+	return true;
 }
 
 bool sfs_openfile_prepare(int appfd, int flags, int cloexec, bool locks, bool *widen,
@@ -89,6 +101,8 @@ bool sfs_openfile_prepare(int appfd, int flags, int cloexec, bool locks, bool *w
 		int fl = sfs_real.fcntl(appfd, F_GETFL);
 		sfs_real.fcntl(appfd, F_SETFL,
 			       (fl & ~O_APPEND) | (flags & (O_NONBLOCK | O_NOATIME)));
+		if (flags & O_APPEND)
+			at_end(appfd);
 		return true;
 	}
 shared:
