@@ -176,13 +176,6 @@ static void manage(int fd, int flags, int cloexec, int64_t pos, enum manage_how 
 	/* Left to the kernel, this open is a second open file of the inode:
 	 * an inode this process has stays unleased (kernel path) meanwhile. */
 	bool shared = false;
-	/* A process of this user's that died with appends staged for the file
-	 * left them in a store: they go in before anyone here reads it. A file
-	 * this open made (O_CREAT|O_EXCL) has none: a store by its name is a
-	 * former file's, which staging puts aside when it binds its own. A
-	 * pending descriptor's open adopted them; none came since (its open
-	 * file keeps any other process from leasing the file). None is
-	 * bound anywhere while the census says so (staging/census.h). */
 	/* A writer's open of a file whose inode the process only keeps
 	 * cached (none of its descriptors open): the inode goes first, and
 	 * the open is as a new file's. Reused, the inode would give this open
@@ -193,6 +186,13 @@ static void manage(int fd, int flags, int cloexec, int64_t pos, enum manage_how 
 	 * inode is evicted soon anyway (inode.c). */
 	if (!created && ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC)))
 		sfs_inode_forget(st.st_dev, st.st_ino);
+	/* A process of this user's that died with appends staged for the file
+	 * left them in a store: they go in before anyone here reads it. A file
+	 * this open made (O_CREAT|O_EXCL) has none: a store by its name is a
+	 * former file's, which staging puts aside when it binds its own. A
+	 * pending descriptor's open adopted them; none came since (its open
+	 * file keeps any other process from leasing the file). None is
+	 * bound anywhere while the census says so (staging/census.h). */
 	struct sfs_inode *known = created ? NULL : sfs_inode_find(st.st_dev, st.st_ino);
 	if (known)
 		sfs_inode_put(known);

@@ -67,15 +67,21 @@ static bool names_own_fds(const char *path)
 	return strncmp(path, "/proc/", 6) == 0 && proc_fd_dir(path + 6);
 }
 
-static void remember(DIR *d)
+/* Puts to in the first slot that holds from; false when none does. */
+static bool swap_listing(DIR *from, DIR *to)
 {
 	for (int i = 0; i < LISTINGS; i++) {
-		DIR *none = NULL;
-		if (atomic_compare_exchange_strong(&listings[i], &none, d)) {
-			atomic_fetch_add(&nlistings, 1);
-			return;
-		}
+		DIR *was = from;
+		if (atomic_compare_exchange_strong(&listings[i], &was, to))
+			return true;
 	}
+	return false;
+}
+
+static void remember(DIR *d)
+{
+	if (swap_listing(NULL, d))
+		atomic_fetch_add(&nlistings, 1);
 }
 
 static bool remembered(DIR *d)
@@ -88,13 +94,8 @@ static bool remembered(DIR *d)
 
 static void forget(DIR *d)
 {
-	for (int i = 0; i < LISTINGS; i++) {
-		DIR *was = d;
-		if (atomic_compare_exchange_strong(&listings[i], &was, NULL)) {
-			atomic_fetch_sub(&nlistings, 1);
-			return;
-		}
-	}
+	if (swap_listing(d, NULL))
+		atomic_fetch_sub(&nlistings, 1);
 }
 
 /* An entry of the listing that is one of the library's descriptors. */

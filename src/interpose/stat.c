@@ -128,8 +128,7 @@ SFS_ALIAS(fstat64, fstat);
 
 SFS_EXPORT int stat(const char *path, struct stat *st)
 {
-	sfs_wake();
-	settle_closed_writers();
+	before_path(path, 0);
 	int r = sfs_real.stat(path, st);
 	patch(r, st);
 	return r;
@@ -139,8 +138,7 @@ SFS_ALIAS(stat64, stat);
 
 SFS_EXPORT int lstat(const char *path, struct stat *st)
 {
-	sfs_wake();
-	settle_closed_writers();
+	before_path(path, 0);
 	int r = sfs_real.lstat(path, st);
 	patch(r, st);
 	return r;
