@@ -24,7 +24,10 @@ struct sfs_file *sfs_file_new(struct sfs_inode *inode, int flags, int64_t pos)
 			return NULL;
 	}
 	pthread_mutex_init(&f->pos_lock, NULL);
+	pthread_mutex_init(&f->kpos_lock, NULL);
+	atomic_store_explicit(&f->kpos, false, memory_order_relaxed);
 	f->pos = pos;
+	f->kpos_at = pos;
 	f->inode = inode;
 	f->free_next = NULL;
 	atomic_store_explicit(&f->flags, flags, memory_order_relaxed);
@@ -56,6 +59,7 @@ void sfs_file_put(struct sfs_file *f)
 	bool wrote = sfs_file_writable(f);
 	f->inode = NULL;
 	pthread_mutex_destroy(&f->pos_lock);
+	pthread_mutex_destroy(&f->kpos_lock);
 	sfs_mutex_lock(&free_lock);
 	f->free_next = free_list;
 	free_list = f;

@@ -24,6 +24,12 @@ struct sfs_file {
 	 * inode's (kfd's), shared and adapted (inode.h), not the one its open
 	 * made: leaving the file to the kernel gives it back (process.c). */
 	bool kshared;
+	/* Its offset lives in the kernel's open file (kpos.h): set once one
+	 * of its descriptors is 0, 1 or 2, which stdio reads and writes
+	 * through libc's internal calls, unseen by the library. */
+	atomic_bool kpos;
+	pthread_mutex_t kpos_lock; /* held from a pull to its push */
+	int64_t kpos_at;	   /* the offset the last push left (pos_lock) */
 	struct sfs_inode *inode;
 	struct sfs_file *free_next;
 };

@@ -20,6 +20,7 @@
 #include "fdtable.h"
 #include "flush.h"
 #include "inode.h"
+#include "kpos.h"
 #include "lease.h"
 #include "process.h"
 #include "../oplog/oplog.h"
@@ -229,6 +230,7 @@ static void manage(int fd, int flags, int cloexec, int64_t pos, enum manage_how 
 	/* Read while fd is still marked (the install replaces the mark). */
 	bool synced = how == MANAGE_PROMOTE && sfs_fd_pending_was_synced(fd);
 	sfs_fd_install(fd, f);
+	sfs_file_kpos_start(f, fd);
 	sfs_file_put(f);
 	if (how == MANAGE_PROMOTE) /* its pending calls were the inode's */
 		sfs_lease_due(in);
@@ -534,7 +536,8 @@ static void sfs_kview_begin_file(struct sfs_kview *kv)
 	commit_file(kv->f->inode);
 	if (kv->uses_pos) {
 		sfs_mutex_lock(&kv->f->pos_lock);
-		sfs_real.lseek(kv->fd, kv->f->pos, SEEK_SET);
+		if (!sfs_file_kpos_on(kv->f)) /* else the kernel's is the file's */
+			sfs_real.lseek(kv->fd, kv->f->pos, SEEK_SET);
 	}
 }
 
@@ -571,10 +574,16 @@ void sfs_kview_end(struct sfs_kview *kv)
 	if (kv->uses_pos) {
 		off_t pos = sfs_real.lseek(kv->fd, 0, SEEK_CUR);
 		if (pos >= 0)
-			f->pos = pos;
+			f->pos = f->kpos_at = pos;
 		sfs_mutex_unlock(&f->pos_lock);
 	}
-	struct sfs_inode *in = f->inode;
+	sfs_inode_kernel_wrote(f->inode);
+	sfs_file_put(f);
+	errno = saved;
+}
+
+void sfs_inode_kernel_wrote(struct sfs_inode *in)
+{
 	sfs_inode_kernel_changed(in);
 	sfs_inode_lock(in);
 	sfs_inode_resync_locked(in);
@@ -585,6 +594,4 @@ void sfs_kview_end(struct sfs_kview *kv)
 		sfs_inode_log_commit(in);
 	}
 	sfs_inode_unlock(in);
-	sfs_file_put(f);
-	errno = saved;
 }

@@ -64,6 +64,12 @@ struct sfs_kview {
 void sfs_kview_begin(struct sfs_kview *kv, int fd, bool uses_pos);
 void sfs_kview_end(struct sfs_kview *kv);
 
+/* The kernel may have changed in's file behind the library (a kernel view
+ * call, a write through stdio): its size learnt again, and in sync and
+ * strict modes the log records retired (durable now; none replayed over
+ * the change). */
+void sfs_inode_kernel_wrote(struct sfs_inode *in);
+
 /* Between the two: the kernel's fallocate(mode, off, len) is about to
  * change bytes of the file (punch, zero, collapse, insert): if it is not
  * leased, the locks of those blocks (of every block from off on when the

@@ -15,6 +15,7 @@
 #include "inode.h"
 #include "dax.h"
 #include "kernel_files.h"
+#include "kpos.h"
 
 /* A new open file of the file open at fd, with access mode acc (O_RDWR or
  * O_RDONLY), or -errno. Through /proc: the kernel checks the caller's
@@ -116,9 +117,11 @@ shared:
 /* Points the application's descriptors of in, but except, at kfd's open
  * file and marks their files as sharing it (so that a fork gives each back
  * at its own offset); apart_only: only those that do not share it yet, and
- * those must be readers (kfd may be read-only). Returns whether every one
+ * those must be readers (kfd may be read-only). A file whose offset lives
+ * in the kernel (kpos.h) keeps its open file unless it shares the inode's
+ * and kfd's has that one's offset (keeps_pos). Returns whether every one
  * it had to point was. */
-static bool point_at_kfd(struct sfs_inode *in, int kfd, int except, bool apart_only)
+static bool point_at_kfd(struct sfs_inode *in, int kfd, int except, bool apart_only, bool keeps_pos)
 {
 	bool all = true;
 	int limit = sfs_fd_limit();
@@ -127,11 +130,15 @@ static bool point_at_kfd(struct sfs_inode *in, int kfd, int except, bool apart_o
 		if (!f)
 			continue;
 		if (f->inode == in && fd != except && !(apart_only && f->kshared)) {
-			if ((!apart_only || (sfs_file_flags(f) & O_ACCMODE) == O_RDONLY) &&
-			    sfs_openfile_replace(kfd, fd, -1) == 0)
+			bool may = !sfs_file_kpos_on(f) || (f->kshared && keeps_pos);
+			if (may && (!apart_only || (sfs_file_flags(f) & O_ACCMODE) == O_RDONLY) &&
+			    sfs_openfile_replace(kfd, fd, -1) == 0) {
 				f->kshared = true;
-			else
+			} else {
 				all = false;
+				if (!apart_only)
+					f->kshared = false; /* the inode's goes */
+			}
 		}
 		sfs_file_put(f);
 	}
@@ -140,12 +147,11 @@ static bool point_at_kfd(struct sfs_inode *in, int kfd, int except, bool apart_o
 
 /* Makes kfd, a readable and writable open file of in's file with no
  * O_APPEND, the inode's, for every application descriptor of it but
- * except (readers apart too): the old one is closed. Caller holds the
- * lock; no lease is held. */
-static void install_rdwr(struct sfs_inode *in, int kfd, int except)
+ * except (readers apart too; keeps_pos: point_at_kfd): the old one is
+ * closed. Caller holds the lock; no lease is held. */
+static void install_rdwr(struct sfs_inode *in, int kfd, int except, bool keeps_pos)
 {
-	point_at_kfd(in, kfd, except, false);
-	in->apart = false;
+	in->apart = !point_at_kfd(in, kfd, except, false, keeps_pos);
 	sfs_barrier_close(in);
 	sfs_map_drop_all(&in->maps); /* read-only chunks of the old open file */
 	int old = in->kfd;
@@ -169,7 +175,7 @@ bool sfs_openfile_upgrade(struct sfs_inode *in, int appfd, int flags)
 	if (kfd < 0)
 		return false;
 	sfs_fd_set_internal(kfd, true);
-	install_rdwr(in, kfd, appfd);
+	install_rdwr(in, kfd, appfd, false);
 	return true;
 }
 
@@ -184,12 +190,17 @@ bool sfs_openfile_widen(struct sfs_inode *in)
 		int fl = sfs_real.fcntl(in->kfd, F_GETFL);
 		if (fl >= 0)
 			sfs_real.fcntl(nfd, F_SETFL, fl & (O_NONBLOCK | O_NOATIME));
+		/* At the shared open file's offset, which an unseen write
+		 * through a descriptor 0-2 uses (kpos.h). */
+		off_t at = sfs_real.lseek(in->kfd, 0, SEEK_CUR);
+		if (at > 0)
+			sfs_real.lseek(nfd, at, SEEK_SET);
 		kfd = sfs_real.fcntl(nfd, F_DUPFD_CLOEXEC, sfs_g.fd_floor);
 		sfs_real.close(nfd);
 	}
 	if (kfd >= 0) {
 		sfs_fd_set_internal(kfd, true);
-		install_rdwr(in, kfd, -1);
+		install_rdwr(in, kfd, -1, true);
 		return true;
 	}
 	/* No read access (a write-only file mode), POSIX locks that a swap
@@ -204,6 +215,6 @@ bool sfs_openfile_merge(struct sfs_inode *in)
 {
 	if (atomic_load(&in->posix_locks) || sfs_posix_locked(in->dev, in->ino))
 		return false; /* replacing an open file would drop the locks */
-	in->apart = !point_at_kfd(in, in->kfd, -1, true);
+	in->apart = !point_at_kfd(in, in->kfd, -1, true, false);
 	return !in->apart;
 }

@@ -29,6 +29,7 @@
 #include "../oplog/oplog.h"
 #include "../util/signals.h"
 #include "kernel_files.h"
+#include "kpos.h"
 
 /* The status flags fcntl(F_SETFL) sets on an open file. */
 #define SETFL_BITS (O_APPEND | O_NONBLOCK | O_NOATIME | O_ASYNC | O_DIRECT)
@@ -54,6 +55,11 @@ static void give_back(struct sfs_file *f, const int *fds, int n, bool *primary)
 	sfs_mutex_lock(&f->pos_lock);
 	int64_t pos = f->pos;
 	sfs_mutex_unlock(&f->pos_lock);
+	if (sfs_file_kpos_on(f)) { /* the kernel's offset is the file's */
+		off_t at = sfs_real.lseek(fds[0], 0, SEEK_CUR);
+		if (at >= 0)
+			pos = at;
+	}
 	if (!f->kshared) { /* its own open file, untouched: only the offset */
 		sfs_real.lseek(fds[0], pos, SEEK_SET);
 		return;

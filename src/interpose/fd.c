@@ -37,6 +37,7 @@ SFS_EXPORT int close(int fd)
 	struct sfs_file *f = sfs_fd_remove(fd);
 	if (!f)
 		return sfs_real.close(fd);
+	sfs_file_kpos_settle(f, fd);
 	uint64_t t0 = sfs_stat_start();
 	int r = sfs_file_close(fd, f);
 	sfs_stat_call_end(SFS_CALL_close, t0, 0, false);
@@ -48,6 +49,7 @@ static void closed_by_kernel(int fd)
 {
 	struct sfs_file *gone = sfs_fd_remove(fd);
 	if (gone) {
+		sfs_file_kpos_settle(gone, fd);
 		sfs_inode_flush(gone->inode, SFS_FLUSH_VISIBLE);
 		sfs_file_put(gone);
 	}
@@ -87,6 +89,7 @@ static void duplicated(int oldfd, int newfd)
 	struct sfs_file *f = sfs_fd_get(oldfd);
 	if (f) {
 		sfs_fd_install(newfd, f);
+		sfs_file_kpos_start(f, newfd);
 		sfs_file_put(f);
 	} else if (sfs_fd_is_dsync(oldfd)) {
 		sfs_fd_set_dsync(newfd, true);

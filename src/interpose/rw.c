@@ -18,7 +18,8 @@ SFS_EXPORT ssize_t read(int fd, void *buf, size_t n)
 	if (!f)
 		return sfs_wrap_pending_done(fd, pending, sfs_real.read(fd, buf, n));
 	uint64_t t0 = sfs_stat_start();
-	SFS_FINISH(f, SFS_CALL_read, t0, sfs_file_read(f, buf, n), sfs_real.read(fd, buf, n));
+	SFS_FINISH(f, SFS_CALL_read, t0, SFS_AT_KPOS(f, fd, sfs_file_read(f, buf, n)),
+		   sfs_real.read(fd, buf, n));
 }
 
 SFS_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
@@ -65,7 +66,7 @@ SFS_EXPORT ssize_t write(int fd, const void *buf, size_t n)
 		return sfs_wrap_pending_done(fd, pending,
 					     sfs_kernel_wrote(fd, sfs_real.write(fd, buf, n)));
 	uint64_t t0 = sfs_stat_start();
-	SFS_FINISH(f, SFS_CALL_write, t0, sfs_file_write(f, buf, n),
+	SFS_FINISH(f, SFS_CALL_write, t0, SFS_AT_KPOS(f, fd, sfs_file_write(f, buf, n)),
 		   sfs_kernel_wrote(fd, sfs_real.write(fd, buf, n)));
 }
 

@@ -17,7 +17,7 @@ SFS_EXPORT off_t lseek(int fd, off_t off, int whence)
 	if (!f)
 		return sfs_real.lseek(fd, off, whence);
 	uint64_t t0 = sfs_stat_start();
-	SFS_FINISH(f, SFS_CALL_lseek, t0, sfs_file_lseek(f, off, whence),
+	SFS_FINISH(f, SFS_CALL_lseek, t0, SFS_AT_KPOS(f, fd, sfs_file_lseek(f, off, whence)),
 		   sfs_real.lseek(fd, off, whence));
 }
 

@@ -98,12 +98,30 @@ SFS_EXPORT FILE *fdopen(int fd, const char *mode)
 	return handed_to_stdio(sfs_real.fdopen(fd, mode), mode);
 }
 
+/* stdio wrote through fd (fflush): a managed file at 0-2 settles
+ * (fs/kpos.h). */
+static void settle(int fd)
+{
+	if (fd < 0 || fd > 2 || sfs_fd_kind(fd) != SFS_FD_KIND_MANAGED)
+		return;
+	struct sfs_file *f = sfs_fd_get(fd);
+	if (f) {
+		sfs_file_kpos_settle(f, fd);
+		sfs_file_put(f);
+	}
+}
+
 /* A stream on a descriptor marked SFS_FD_DSYNC: its buffered data durable
- * once stdio has written it out. */
+ * once stdio has written it out. fp NULL: every stream. */
 static int synced(FILE *fp, int r)
 {
 	if (r == 0 && fp && sfs_fd_is_dsync(fileno(fp)) && sfs_real.fdatasync(fileno(fp)) != 0)
 		return EOF;
+	if (r == 0 && sfs_live()) {
+		settle(fp ? fileno(fp) : STDOUT_FILENO);
+		if (!fp)
+			settle(STDERR_FILENO);
+	}
 	return r;
 }
 

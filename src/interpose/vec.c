@@ -14,7 +14,7 @@ SFS_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
 	if (!f)
 		return sfs_wrap_pending_done(fd, pending, sfs_real.readv(fd, iov, cnt));
 	uint64_t t0 = sfs_stat_start();
-	SFS_FINISH(f, SFS_CALL_readv, t0, sfs_file_readv(f, iov, cnt, -1, 0),
+	SFS_FINISH(f, SFS_CALL_readv, t0, SFS_AT_KPOS(f, fd, sfs_file_readv(f, iov, cnt, -1, 0)),
 		   sfs_real.readv(fd, iov, cnt));
 }
 
@@ -27,7 +27,7 @@ SFS_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 		return sfs_wrap_pending_done(fd, pending,
 					     sfs_kernel_wrote(fd, sfs_real.writev(fd, iov, cnt)));
 	uint64_t t0 = sfs_stat_start();
-	SFS_FINISH(f, SFS_CALL_writev, t0, sfs_file_writev(f, iov, cnt, -1, 0),
+	SFS_FINISH(f, SFS_CALL_writev, t0, SFS_AT_KPOS(f, fd, sfs_file_writev(f, iov, cnt, -1, 0)),
 		   sfs_kernel_wrote(fd, sfs_real.writev(fd, iov, cnt)));
 }
 
@@ -97,7 +97,8 @@ SFS_EXPORT ssize_t preadv2(int fd, const struct iovec *iov, int cnt, off_t off, 
 	if (!f)
 		return sfs_wrap_pending_done(fd, pending, sfs_real.preadv2(fd, iov, cnt, off, rwf));
 	uint64_t t0 = sfs_stat_start();
-	long r = readv_at(f, iov, cnt, off, rwf, true);
+	long r = off == -1 ? SFS_AT_KPOS(f, fd, readv_at(f, iov, cnt, off, rwf, true)) :
+			     readv_at(f, iov, cnt, off, rwf, true);
 	V2_KERNEL(r, sfs_real.preadv2(fd, iov, cnt, off, rwf));
 	SFS_FINISH(f, SFS_CALL_readv, t0, r, sfs_real.preadv2(fd, iov, cnt, off, rwf));
 }
@@ -114,7 +115,8 @@ SFS_EXPORT ssize_t pwritev2(int fd, const struct iovec *iov, int cnt, off_t off,
 			fd, pending,
 			sfs_kernel_wrote(fd, sfs_real.pwritev2(fd, iov, cnt, off, rwf)));
 	uint64_t t0 = sfs_stat_start();
-	long r = writev_at(f, iov, cnt, off, rwf, true);
+	long r = off == -1 ? SFS_AT_KPOS(f, fd, writev_at(f, iov, cnt, off, rwf, true)) :
+			     writev_at(f, iov, cnt, off, rwf, true);
 	V2_KERNEL(r, sfs_kernel_wrote(fd, sfs_real.pwritev2(fd, iov, cnt, off, rwf)));
 	SFS_FINISH(f, SFS_CALL_writev, t0, r,
 		   sfs_kernel_wrote(fd, sfs_real.pwritev2(fd, iov, cnt, off, rwf)));

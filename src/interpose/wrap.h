@@ -12,6 +12,7 @@
 #include "../fs/fileops.h"
 #include "../fs/forkwatch.h"
 #include "../fs/inode.h"
+#include "../fs/kpos.h"
 #include "../fs/metasync.h"
 #include "../fs/share.h"
 #include "../init.h"
@@ -182,6 +183,18 @@ static inline long sfs_kernel_wrote(int fd, long r)
 			}                                                                          \
 		}                                                                                  \
 	} while (0)
+
+/* expr, a call that uses f's offset through fd, between a pull of the
+ * offset from the kernel's open file and a push back, when the offset
+ * lives there (fs/kpos.h). */
+#define SFS_AT_KPOS(f, fd, expr)                                                                   \
+	({                                                                                         \
+		bool kp_ = sfs_file_kpos_pull((f), (fd));                                          \
+		long kr_ = (expr);                                                                 \
+		if (kp_)                                                                           \
+			sfs_file_kpos_push((f), (fd));                                             \
+		kr_;                                                                               \
+	})
 
 /* Ends a managed call: SFS_E_KERNEL means the file was just left to the
  * kernel (another process opened it), so the call is made there. */

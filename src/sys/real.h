@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -125,6 +126,8 @@
 	X(int, mkstemps, (char *, int))                                                            \
 	X(int, mkostemps, (char *, int, int))                                                      \
 	X(int, fflush, (FILE *))                                                                   \
+	X(int, vdprintf, (int, const char *, va_list))                                             \
+	X(int, __vdprintf_chk, (int, int, const char *, va_list))                                  \
 	X(int, mkdir, (const char *, mode_t))                                                      \
 	X(int, mkdirat, (int, const char *, mode_t))                                               \
 	X(int, rmdir, (const char *))                                                              \

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Description: writes the library does not see land where the kernel
  * would put them. stdio writes through glibc's internal write, not the
- * exported one (as dprintf here): a shell's builtin printf after `> f` or `>> f`, a program
- * that dup2s a log onto its stdout. Such a write goes to the kernel at the
+ * exported one (as printf to stdout here): a shell's builtin printf after
+ * `> f` or `>> f`, a program that dup2s a log onto its stdout. Such a write goes to the kernel at the
  * position and with the O_APPEND of the descriptor's open file, so the
  * library must leave that open file as the application made it:
  *   - a file written 4 bytes, read often enough to have an inode,
@@ -27,11 +27,19 @@
 #define BLOCK 4096
 #define BLOCKS 64 /* reads: more than a pending descriptor's */
 
-/* A write the library does not see: dprintf writes through a stream of
- * its own, with glibc's internal write (syscall() is interposed). */
+/* A write the library does not see: stdio's on stdout, which glibc makes
+ * with its internal write (syscall() and dprintf are interposed). Through
+ * a descriptor other than 1, stdout is pointed at its open file for it. */
 static void raw_write(int fd, const char *s)
 {
-	T_CHECK(dprintf(fd, "%s", s) == (int)strlen(s), "unseen write of %s", s);
+	fflush(stdout);
+	int saved = fd == STDOUT_FILENO ? -1 : dup(STDOUT_FILENO);
+	T_REQUIRE(fd == STDOUT_FILENO || (saved >= 0 && dup2(fd, STDOUT_FILENO) == STDOUT_FILENO),
+		  "stdout onto %d", fd);
+	T_CHECK(fputs(s, stdout) >= 0 && fflush(stdout) == 0, "unseen write of %s", s);
+	if (saved >= 0)
+		T_REQUIRE(dup2(saved, STDOUT_FILENO) == STDOUT_FILENO && close(saved) == 0,
+			  "stdout back");
 }
 
 /* The file's content is want. */
