@@ -177,7 +177,7 @@ static struct sfs_inode *create(int appfd, const struct stat *st, int flags, int
 	bool locks = sfs_posix_locked(st->st_dev, st->st_ino);
 	bool mergeable, widen;
 	bool writable = sfs_openfile_prepare(appfd, flags, cloexec, locks, &widen, &mergeable);
-	int kfd = sfs_real.fcntl(appfd, F_DUPFD_CLOEXEC, sfs_g.fd_floor);
+	int kfd = sfs_internal_dup(appfd);
 	if (kfd < 0)
 		return NULL;
 	sfs_fd_set_internal(kfd, true);

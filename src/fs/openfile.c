@@ -171,7 +171,7 @@ bool sfs_openfile_upgrade(struct sfs_inode *in, int appfd, int flags)
 	bool mergeable;
 	if (!sfs_openfile_prepare(appfd, flags, -1, false, NULL, &mergeable) || !mergeable)
 		return false;
-	int kfd = sfs_real.fcntl(appfd, F_DUPFD_CLOEXEC, sfs_g.fd_floor);
+	int kfd = sfs_internal_dup(appfd);
 	if (kfd < 0)
 		return false;
 	sfs_fd_set_internal(kfd, true);
@@ -195,7 +195,7 @@ bool sfs_openfile_widen(struct sfs_inode *in)
 		off_t at = sfs_real.lseek(in->kfd, 0, SEEK_CUR);
 		if (at > 0)
 			sfs_real.lseek(nfd, at, SEEK_SET);
-		kfd = sfs_real.fcntl(nfd, F_DUPFD_CLOEXEC, sfs_g.fd_floor);
+		kfd = sfs_internal_dup(nfd);
 		sfs_real.close(nfd);
 	}
 	if (kfd >= 0) {

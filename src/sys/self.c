@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -35,9 +36,31 @@ void sfs_internal_set_marker(void (*mark)(int fd, bool internal))
 	marker = mark;
 }
 
-int sfs_internal_fd(int fd)
+int sfs_internal_dup(int fd)
 {
 	int hi = sfs_real.fcntl(fd, F_DUPFD_CLOEXEC, sfs_g.fd_floor);
+	if (hi >= 0 || errno != EINVAL)
+		return hi;
+	/* The floor is at or past the limit: the program lowered it since
+	 * the start (bash's `ulimit -n 128`). The highest number free below
+	 * the new limit, which a program's open (lowest free first) reaches
+	 * last and few dup2 onto. */
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return -1;
+	int top = rl.rlim_cur > (rlim_t)sfs_g.fd_floor ? sfs_g.fd_floor : (int)rl.rlim_cur;
+	for (int at = top - 1; at >= top / 2; at--) {
+		hi = sfs_real.fcntl(fd, F_DUPFD_CLOEXEC, at);
+		if (hi >= 0)
+			return hi;
+	}
+	errno = EMFILE;
+	return -1;
+}
+
+int sfs_internal_fd(int fd)
+{
+	int hi = sfs_internal_dup(fd);
 	if (hi >= 0) {
 		sfs_real.close(fd);
 		fd = hi;

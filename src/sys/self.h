@@ -11,6 +11,12 @@
 int sfs_self_pid(void);
 void sfs_self_pid_reset(void);
 
+/* A duplicate of fd with O_CLOEXEC at or above sfs_g.fd_floor, or, once
+ * the program has lowered RLIMIT_NOFILE to the floor or below, the highest
+ * free number in the upper half of its new limit; -1 (errno) when there is
+ * none. */
+int sfs_internal_dup(int fd);
+
 /* Moves an internal fd to a high number with O_CLOEXEC and marks it internal
  * in the fd table, so the application can neither see nor close it. Returns
  * the new fd (the old one is closed) or the old one if moving failed. */
