@@ -326,7 +326,7 @@ void sfs_inode_evict_writable(void)
 	sfs_mutex_lock(&table_lock);
 	for (struct sfs_inode *in = lru_first, *next; in; in = next) {
 		next = in->lru_next;
-		if (!in->writable)
+		if (!in->writable && !in->kwritable)
 			continue;
 		evict_locked(in);
 		in->hnext = victims;
@@ -507,8 +507,11 @@ void sfs_inode_put(struct sfs_inode *in)
 		}
 		/* A closed file the library still holds open for writing cannot
 		 * be executed (ETXTBSY): the background thread evicts it shortly
-		 * (and fork/exec do at once), off the close path. */
-		if (in->writable && in != victim) {
+		 * (and fork/exec do at once), off the close path. That is
+		 * also a write-only open not widened yet (kwritable, not
+		 * writable: a shell's `echo ... > script` in sync and strict
+		 * modes, which manage a writer from its open). */
+		if ((in->writable || in->kwritable) && in != victim) {
 			atomic_store(&idle_writable, true);
 			sfs_staging_kick();
 		}
