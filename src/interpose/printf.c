@@ -50,7 +50,8 @@ SFS_EXPORT int vdprintf(int fd, const char *fmt, va_list ap)
 	if (!library_writes(fd))
 		return sfs_real.vdprintf(fd, fmt, ap);
 	char *text = NULL;
-	return write_text(fd, text, vasprintf(&text, fmt, ap));
+	int n = vasprintf(&text, fmt, ap); /* before text is read */
+	return write_text(fd, text, n);
 }
 
 SFS_EXPORT int __vdprintf_chk(int fd, int flag, const char *fmt, va_list ap)
@@ -58,7 +59,8 @@ SFS_EXPORT int __vdprintf_chk(int fd, int flag, const char *fmt, va_list ap)
 	if (!library_writes(fd))
 		return sfs_real.__vdprintf_chk(fd, flag, fmt, ap);
 	char *text = NULL;
-	return write_text(fd, text, __vasprintf_chk(&text, flag, fmt, ap));
+	int n = __vasprintf_chk(&text, flag, fmt, ap);
+	return write_text(fd, text, n);
 }
 
 SFS_EXPORT int dprintf(int fd, const char *fmt, ...)
