@@ -229,8 +229,7 @@ static void manage(int fd, int flags, int cloexec, int64_t pos, enum manage_how 
 	f->kshared = shared;
 	/* Read while fd is still marked (the install replaces the mark). */
 	bool synced = how == MANAGE_PROMOTE && sfs_fd_pending_was_synced(fd);
-	sfs_fd_install(fd, f);
-	sfs_file_kpos_start(f, fd);
+	sfs_file_install(fd, f);
 	sfs_file_put(f);
 	if (how == MANAGE_PROMOTE) /* its pending calls were the inode's */
 		sfs_lease_due(in);

@@ -250,10 +250,8 @@ static void take_back_all_locked(void)
 		f = sfs_fd_get(fd);
 		if (!f)
 			continue;
-		for (int k = 0; k < n; k++) {
-			sfs_fd_install(group[k], f);
-			sfs_file_kpos_start(f, group[k]);
-		}
+		for (int k = 0; k < n; k++)
+			sfs_file_install(group[k], f);
 		sfs_file_put(f);
 		sfs_stat_event(SFS_EV_fork_taken_back, 1 + (uint64_t)n);
 	}

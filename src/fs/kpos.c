@@ -9,6 +9,7 @@
 #include "../oplog/oplog.h"
 #include "../sys/real.h"
 #include "../util/signals.h"
+#include "fdtable.h"
 #include "fileops.h"
 #include "flush.h"
 #include "inode.h"
@@ -40,7 +41,7 @@ static void push(struct sfs_file *f, int fd)
 		set_pos(f, at);
 }
 
-void sfs_file_kpos_start(struct sfs_file *f, int fd)
+static void kpos_start(struct sfs_file *f, int fd)
 {
 	if (fd < 0 || fd > 2 || sfs_file_kpos_on(f))
 		return;
@@ -53,6 +54,12 @@ void sfs_file_kpos_start(struct sfs_file *f, int fd)
 	}
 	sfs_mutex_unlock(&f->kpos_lock);
 	errno = saved;
+}
+
+void sfs_file_install(int fd, struct sfs_file *f)
+{
+	if (sfs_fd_install(fd, f) == 0)
+		kpos_start(f, fd);
 }
 
 bool sfs_file_kpos_pull_slow(struct sfs_file *f, int fd)

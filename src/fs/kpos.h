@@ -37,9 +37,10 @@ static inline bool sfs_file_kpos_on(struct sfs_file *f)
 	return atomic_load_explicit(&f->kpos, memory_order_relaxed);
 }
 
-/* f was just installed at descriptor fd: from fd 0-2 on, its offset lives
- * in the kernel (staged data relinked, the offset pushed). */
-void sfs_file_kpos_start(struct sfs_file *f, int fd);
+/* sfs_fd_install of f at descriptor fd, the way every managed file gets
+ * one: at 0-2 its offset lives in the kernel from then on (staged data
+ * relinked, the offset pushed). */
+void sfs_file_install(int fd, struct sfs_file *f);
 
 /* Before a call through fd that uses f's offset: when the offset lives in
  * the kernel, takes f->kpos_lock and sets f->pos from fd's open file.

@@ -88,8 +88,7 @@ static void duplicated(int oldfd, int newfd)
 	sfs_fd_pending_forget(oldfd); /* still pending: a promotion raced the dup */
 	struct sfs_file *f = sfs_fd_get(oldfd);
 	if (f) {
-		sfs_fd_install(newfd, f);
-		sfs_file_kpos_start(f, newfd);
+		sfs_file_install(newfd, f);
 		sfs_file_put(f);
 	} else if (sfs_fd_is_dsync(oldfd)) {
 		sfs_fd_set_dsync(newfd, true);

@@ -46,9 +46,9 @@ int sfs_internal_dup(int fd)
 	 * the new limit, which a program's open (lowest free first) reaches
 	 * last and few dup2 onto. */
 	struct rlimit rl;
-	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
-		return -1;
-	int top = rl.rlim_cur > (rlim_t)sfs_g.fd_floor ? sfs_g.fd_floor : (int)rl.rlim_cur;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur > (rlim_t)sfs_g.fd_floor)
+		return -1; /* EINVAL for another reason */
+	int top = (int)rl.rlim_cur;
 	for (int at = top - 1; at >= top / 2; at--) {
 		hi = sfs_real.fcntl(fd, F_DUPFD_CLOEXEC, at);
 		if (hi >= 0)
