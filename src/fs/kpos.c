@@ -71,7 +71,9 @@ bool sfs_file_kpos_pull_slow(struct sfs_file *f, int fd)
 		sfs_mutex_lock(&f->pos_lock);
 		bool moved = at != f->kpos_at;
 		sfs_mutex_unlock(&f->pos_lock);
-		if (moved) /* unseen reads or writes since the last push */
+		/* Unseen calls since the last push: writes, unless the open
+		 * file cannot write (then reads only, which change nothing). */
+		if (moved && sfs_file_writable(f))
 			sfs_inode_kernel_wrote(f->inode);
 		set_pos(f, at);
 	}
@@ -91,7 +93,7 @@ void sfs_file_kpos_push(struct sfs_file *f, int fd)
 
 void sfs_file_kpos_settle(struct sfs_file *f, int fd)
 {
-	if (fd < 0 || fd > 2 || !sfs_file_kpos_on(f) || !sfs_oplog_on())
+	if (fd < 0 || fd > 2 || !sfs_file_kpos_on(f) || !sfs_file_writable(f) || !sfs_oplog_on())
 		return;
 	int saved = errno;
 	sfs_inode_kernel_wrote(f->inode);
