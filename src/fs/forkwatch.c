@@ -185,7 +185,7 @@ static void find_other_holders(bool *held)
 		int dfd = sfs_real.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (dfd < 0)
 			continue;
-		DIR *fds = fdopendir(dfd);
+		DIR *fds = sfs_real.fdopendir(dfd);
 		if (!fds) {
 			sfs_real.close(dfd);
 			continue;

@@ -16,6 +16,7 @@
 #include "../fs/process.h"
 #include "../sys/statq.h"
 #include "../util/msg.h"
+#include "fdlist.h"
 #include "wrap.h"
 #include "../fs/kernel_files.h"
 
@@ -93,6 +94,7 @@ static void duplicated(int oldfd, int newfd)
 	} else if (sfs_fd_is_dsync(oldfd)) {
 		sfs_fd_set_dsync(newfd, true);
 	}
+	sfs_fdlist_dup(oldfd, newfd);
 }
 
 static int close_range_impl(unsigned first, unsigned last, int flags)

@@ -11,15 +11,22 @@
  *
  * Seen through opendir and readdir: a directory stream opened by name is
  * remembered until its closedir, and its readdir skips the library's
- * numbers. A listing by getdents64, or of a descriptor given to fdopendir,
- * still shows them (README, "Limits"). */
+ * numbers. A descriptor opened by such a name (open, openat) is marked: a
+ * stream fdopendir makes of it is remembered too, and what getdents64
+ * (the function, or syscall()) reads from it is filtered. A descriptor of
+ * that directory got another way (openat of "fd" in /proc/self, an
+ * inherited one) still lists them (README, "Limits"). */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "../fs/process.h"
+#include "fdlist.h"
 #include "wrap.h"
 
 /* The streams that list this process's descriptors. A program lists one at
@@ -36,8 +43,9 @@ static bool only_slashes(const char *p)
 	return *p == '\0';
 }
 
-/* p after "/proc/": "self", "thread-self" or this process's pid, then
- * "/fd". */
+/* p after "/proc/": "self", "thread-self" or this process's pid (then
+ * optionally "task/<tid>", which is how a descriptor of thread-self's
+ * directory reads back), then "/fd". */
 static bool proc_fd_dir(const char *p)
 {
 	if (strncmp(p, "self/", 5) == 0)
@@ -50,6 +58,12 @@ static bool proc_fd_dir(const char *p)
 		if (end == p || *end != '/' || pid != (long)getpid())
 			return false;
 		p = end + 1;
+		if (strncmp(p, "task/", 5) == 0) {
+			long tid = strtol(p + 5, &end, 10);
+			if (end == p + 5 || *end != '/' || tid <= 0)
+				return false;
+			p = end + 1;
+		}
 	}
 	while (*p == '/')
 		p++;
@@ -108,6 +122,55 @@ static bool library_fd(const char *name)
 	return *end == '\0' && fd <= 0x7fffffff && sfs_fd_is_internal((int)fd);
 }
 
+/* Descriptors opened by a name of the directory (each + 1; 0: none). A
+ * number closed and reused since is told apart by lists_own_fds; the
+ * ninth such open replaces the oldest mark. */
+#define MARKS 8
+static atomic_int marks[MARKS];
+static atomic_uint next_mark;
+
+static void mark(int fd)
+{
+	atomic_store(&marks[atomic_fetch_add(&next_mark, 1) % MARKS], fd + 1);
+}
+
+static bool marked(int fd)
+{
+	for (int i = 0; i < MARKS; i++)
+		if (atomic_load_explicit(&marks[i], memory_order_relaxed) == fd + 1)
+			return true;
+	return false;
+}
+
+void sfs_fdlist_opened(int fd, const char *path)
+{
+	if (fd >= 0 && names_own_fds(path))
+		mark(fd);
+}
+
+void sfs_fdlist_dup(int oldfd, int newfd)
+{
+	if (oldfd >= 0 && newfd >= 0 && marked(oldfd))
+		mark(newfd);
+}
+
+/* Whether fd is a marked descriptor that is (still) open on this
+ * process's descriptor directory: its link in /proc says so. */
+static bool lists_own_fds(int fd)
+{
+	if (fd < 0 || !marked(fd))
+		return false;
+	char link[48], target[PATH_MAX];
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	int saved = errno;
+	ssize_t n = readlink(link, target, sizeof(target) - 1);
+	errno = saved;
+	if (n <= 0)
+		return false;
+	target[n] = '\0';
+	return names_own_fds(target);
+}
+
 SFS_EXPORT DIR *opendir(const char *path)
 {
 	sfs_init();
@@ -115,6 +178,46 @@ SFS_EXPORT DIR *opendir(const char *path)
 	if (d && names_own_fds(path))
 		remember(d);
 	return d;
+}
+
+SFS_EXPORT DIR *fdopendir(int fd)
+{
+	sfs_init();
+	DIR *d = sfs_real.fdopendir(fd);
+	if (d && lists_own_fds(fd))
+		remember(d);
+	return d;
+}
+
+/* Leaves the library's descriptors out of n bytes of entries in buf;
+ * returns the bytes left. */
+static ssize_t drop_library_fds(char *buf, ssize_t n)
+{
+	ssize_t to = 0;
+	for (ssize_t at = 0; at < n;) {
+		struct dirent64 *e = (struct dirent64 *)(buf + at);
+		unsigned short len = e->d_reclen;
+		if (!library_fd(e->d_name)) {
+			if (to != at)
+				memmove(buf + to, buf + at, len);
+			to += len;
+		}
+		at += len;
+	}
+	return to;
+}
+
+SFS_EXPORT ssize_t getdents64(int fd, void *buf, size_t len)
+{
+	sfs_init();
+	ssize_t n = sfs_real.getdents64(fd, buf, len);
+	if (n <= 0 || !lists_own_fds(fd))
+		return n;
+	/* A read whose entries were all the library's is not the end: 0
+	 * would tell the caller it is. */
+	while (n > 0 && (n = drop_library_fds(buf, n)) == 0)
+		n = sfs_real.getdents64(fd, buf, len);
+	return n;
 }
 
 SFS_EXPORT int closedir(DIR *d)

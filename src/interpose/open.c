@@ -9,6 +9,7 @@
 
 #include "../fs/metasync.h"
 #include "../fs/process.h"
+#include "fdlist.h"
 #include "wrap.h"
 
 /* glibc's __OPEN_NEEDS_MODE: the mode argument exists for O_CREAT and for
@@ -35,6 +36,7 @@ static bool before(int dirfd, const char *path, int flags)
 static int opened_at(int fd, int flags, int dirfd, const char *path, bool creating)
 {
 	sfs_manage(fd, flags);
+	sfs_fdlist_opened(fd, path);
 	if (fd >= 0 && sfs_unlikely(sfs_metasync_on())) {
 		int rc = sfs_metasync_open(fd, flags, dirfd, path, creating);
 		if (rc < 0) { /* as an O_SYNC open would: the caller learns of it */

@@ -196,6 +196,8 @@ SFS_EXPORT long syscall(long nr, ...)
 				(int)a[5]);
 	case SYS_sync_file_range:
 		return sync_file_range((int)a[0], (off_t)a[1], (off_t)a[2], (unsigned)a[3]);
+	case SYS_getdents64:
+		return getdents64((int)a[0], (void *)a[1], (size_t)a[2]);
 	case SYS_ioctl:
 		return ioctl((int)a[0], (unsigned long)a[1], (void *)a[2]);
 	case SYS_fcntl:

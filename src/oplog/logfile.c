@@ -142,7 +142,7 @@ int sfs_logfile_claim_free(const char *mine, uint64_t size)
 	int dfd = sfs_real.openat(priv, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return -1;
-	DIR *d = fdopendir(dfd);
+	DIR *d = sfs_real.fdopendir(dfd);
 	if (!d) {
 		sfs_real.close(dfd);
 		return -1;

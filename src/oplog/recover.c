@@ -365,7 +365,7 @@ void sfs_log_retire(const struct sfs_sys *sys, int dirfd, const char *name, cons
 		    uid_t uid)
 {
 	int scan = sys->openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = scan >= 0 ? fdopendir(scan) : NULL;
+	DIR *d = scan >= 0 ? sys->fdopendir(scan) : NULL;
 	int kept = 0;
 	struct dirent *de;
 	while (d && (de = sys->readdir(d)) != NULL) {
@@ -558,7 +558,7 @@ int sfs_recover_dir(const struct sfs_recover_env *env, const char *priv_dir,
 		return errno == ENOENT ? 0 : -errno;
 	struct sfs_names logs = {0};
 	int scan = env->sys->dup(dirfd);
-	DIR *d = scan >= 0 ? fdopendir(scan) : NULL;
+	DIR *d = scan >= 0 ? env->sys->fdopendir(scan) : NULL;
 	struct dirent *de;
 	while (d && (de = env->sys->readdir(d)) != NULL)
 		if (sfs_recover_is_log(de->d_name))

@@ -53,6 +53,7 @@
 	X(int, fallocate, (int, int, off_t, off_t))                                                \
 	X(int, statx, (int, const char *, int, unsigned int, struct statx *))                      \
 	X(int, fstatat, (int, const char *, struct stat *, int))                                   \
+	X(DIR *, fdopendir, (int))                                                                 \
 	X(struct dirent *, readdir, (DIR *))                                                       \
 	X(int, closedir, (DIR *))
 

@@ -293,7 +293,7 @@ void sfs_adopt_entry(const struct sfs_recover_env *env, int dirfd, const char *n
 void sfs_adopt_dir(const struct sfs_recover_env *env, int dirfd, struct sfs_recovery *rep)
 {
 	int scan = env->sys->openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = scan >= 0 ? fdopendir(scan) : NULL;
+	DIR *d = scan >= 0 ? env->sys->fdopendir(scan) : NULL;
 	if (!d) {
 		if (scan >= 0)
 			env->sys->close(scan);

@@ -79,7 +79,7 @@ static int64_t count_bound(void)
 	char prefix[32];
 	int pl = snprintf(prefix, sizeof(prefix), "stage.%u.", (unsigned)sfs_g.euid);
 	int dfd = sfs_real.openat(sfs_g.priv_dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	DIR *d = dfd >= 0 ? sfs_real.fdopendir(dfd) : NULL;
 	if (!d) {
 		if (dfd >= 0)
 			sfs_real.close(dfd);

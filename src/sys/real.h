@@ -68,6 +68,8 @@
 	X(int, accept, (int, struct sockaddr *, socklen_t *))                                      \
 	X(int, accept4, (int, struct sockaddr *, socklen_t *, int))                                \
 	X(DIR *, opendir, (const char *))                                                          \
+	X(DIR *, fdopendir, (int))                                                                 \
+	X(ssize_t, getdents64, (int, void *, size_t))                                              \
 	X(struct dirent *, readdir, (DIR *))                                                       \
 	X(int, closedir, (DIR *))                                                                  \
 	X(void, _exit, (int))                                                                      \
