@@ -254,6 +254,16 @@ static int try_claim(struct log_space *p, struct sfs_lane *ln, uint64_t len, uin
 	return -ENOSPC;
 }
 
+/* Starts a new generation, unless one has started since gen. */
+static int next_generation(uint64_t gen)
+{
+	ops->relink_held(); /* the checkpoint may need those */
+	sfs_mutex_lock(&L.ckpt_lock);
+	int rc = atomic_load(&L.slot->gen) == gen ? checkpoint(false) : 0;
+	sfs_mutex_unlock(&L.ckpt_lock);
+	return rc;
+}
+
 /* Claims len bytes in a lane of this process's log set (*lane, counted in
  * its writers until the caller has written the record), checkpointing when
  * that lane is full. */
@@ -281,12 +291,9 @@ static int claim(uint64_t len, struct sfs_lane **lane, uint64_t *off, uint64_t *
 		}
 		if (rc != -ENOSPC)
 			break;
-		ops->relink_held();
-		sfs_mutex_lock(&L.ckpt_lock);
 		/* Full in generation *gen: unless another thread has moved
 		 * on from it meanwhile, this one does. */
-		rc = atomic_load(&L.slot->gen) != *gen ? 0 : checkpoint(false);
-		sfs_mutex_unlock(&L.ckpt_lock);
+		rc = next_generation(*gen);
 		if (rc)
 			break;
 	}
@@ -384,10 +391,7 @@ static int bind_file(struct sfs_oplog_file *lf, int kfd, ino_t ino)
 	 * its binding within one generation only). */
 	uint32_t n = atomic_fetch_add(&L.next_file, 1);
 	if (n > 0xffff) { /* ids of this generation used up: start the next */
-		ops->relink_held();
-		sfs_mutex_lock(&L.ckpt_lock);
-		int rc = atomic_load(&L.slot->gen) == gen ? checkpoint(false) : 0;
-		sfs_mutex_unlock(&L.ckpt_lock);
+		int rc = next_generation(gen);
 		return rc ? rc : bind_file(lf, kfd, ino);
 	}
 	uint32_t id = (uint32_t)(gen & 0xffff) << 16 | n;
@@ -443,19 +447,18 @@ static int write_record(struct sfs_oplog_file *lf, uint32_t id, uint64_t gen,
 	return 0;
 }
 
-/* Starts a new generation, unless one has started since gen. */
-static int next_generation(uint64_t gen)
-{
-	ops->relink_held(); /* the checkpoint may need those */
-	sfs_mutex_lock(&L.ckpt_lock);
-	int rc = atomic_load(&L.slot->gen) == gen ? checkpoint(false) : 0;
-	sfs_mutex_unlock(&L.ckpt_lock);
-	return rc;
-}
-
 /* Tries of one write that each found a checkpoint between its binding and
  * its record, before the write is refused as too big for the log. */
 #define STALE_TRIES 8
+
+/* Whether a dead record of n bytes, a new binding and the record again
+ * cannot all fit in one generation of the log. */
+static bool too_big_to_retry(size_t n)
+{
+	uint64_t bind_max =
+		sfs_log_record_len(sizeof(struct file_handle) + MAX_HANDLE_SZ + PATH_MAX);
+	return SFS_LOG_RECORDS_OFF + 2 * sfs_log_record_len((uint32_t)n) + bind_max > L.size;
+}
 
 int sfs_oplog_write(struct sfs_oplog_file *lf, int kfd, ino_t ino, const struct iovec *iov, int cnt,
 		    size_t n, int64_t off, int64_t size_after)
@@ -475,11 +478,8 @@ int sfs_oplog_write(struct sfs_oplog_file *lf, int kfd, ino_t ino, const struct 
 	 * the next try. Other threads' records can still take the room: after
 	 * STALE_TRIES the write is refused as too big (the caller writes it
 	 * durably, not atomically). */
-	uint64_t bind_max =
-		sfs_log_record_len(sizeof(struct file_handle) + MAX_HANDLE_SZ + PATH_MAX);
-	bool big = SFS_LOG_RECORDS_OFF + 2 * sfs_log_record_len((uint32_t)n) + bind_max > L.size;
 	for (int tries = 0; tries < STALE_TRIES; tries++) {
-		if (tries > 0 && big) {
+		if (tries > 0 && too_big_to_retry(n)) {
 			rc = next_generation(atomic_load(&L.slot->gen));
 			if (rc)
 				return rc;
