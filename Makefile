@@ -29,7 +29,8 @@ endif
 
 LIB_SRC := $(wildcard src/*.c src/*/*.c)
 CLI_SRC := $(wildcard cli/*.c) src/util/options.c src/util/crc32c.c src/util/msg.c \
-	src/oplog/recover.c src/oplog/format.c src/staging/adopt.c src/util/names.c
+	src/oplog/recover.c src/oplog/format.c src/staging/adopt.c src/util/names.c \
+	src/util/dirscan.c
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/lib/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/cli/%.o)
 
@@ -90,7 +91,7 @@ $(BUILD)/crash/crashtool: $(CRASH_SRC) tests/crash/crash.h tests/c/helpers.c tes
 
 # The attacker's tool of the security suite (tests/security/).
 $(BUILD)/security/plant: tests/security/plant.c src/oplog/format.c src/oplog/recover.c \
-		src/util/crc32c.c src/util/names.c
+		src/util/crc32c.c src/util/names.c src/util/dirscan.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(TEST_CFLAGS) -o $@ $^
@@ -146,14 +147,15 @@ UNIT_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -Wshadow -Wmissing-prototyp
 	$(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer)
 unit_obj = $(1:%.c=$(BUILD)/obj/cli/%.o)
 UNIT_RECOVER := $(call unit_obj,src/oplog/recover.c src/oplog/format.c src/util/crc32c.c \
-	src/util/names.c cli/libc_sys.c) \
+	src/util/names.c src/util/dirscan.c cli/libc_sys.c) \
 	$(BUILD)/obj/unit/logcraft.o
 
 # The objects of src/ each test links besides unit.o (a test not listed
 # links none; crc32c and logformat include the source they test).
 $(BUILD)/unit/options: $(call unit_obj,src/util/options.c src/util/msg.c)
 $(BUILD)/unit/msg: $(call unit_obj,src/util/msg.c)
-$(BUILD)/unit/logformat: $(call unit_obj,src/oplog/format.c src/util/crc32c.c src/util/names.c)
+$(BUILD)/unit/logformat: $(call unit_obj,src/oplog/format.c src/util/crc32c.c src/util/names.c \
+	src/util/dirscan.c)
 $(BUILD)/unit/maptab: $(call unit_obj,src/map/maptab.c)
 $(BUILD)/unit/reserve: $(call unit_obj,src/staging/reserve.c)
 $(BUILD)/unit/recover: $(UNIT_RECOVER)

@@ -106,7 +106,7 @@ static void recover_dead(void)
 	 * no 32 KiB buffer to allocate and no fcntl calls. */
 	char buf[4096] __attribute__((aligned(8)));
 	ssize_t n;
-	while (scan >= 0 && (n = sfs_real.getdents64(scan, buf, sizeof(buf))) > 0) {
+	while (scan >= 0 && (n = sfs_kernel_getdents64(scan, buf, sizeof(buf))) > 0) {
 		for (ssize_t at = 0; at < n;) {
 			const struct dirent64 *de = (const struct dirent64 *)(buf + at);
 			at += de->d_reclen;

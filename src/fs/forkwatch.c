@@ -20,6 +20,7 @@
 #include "../sys/real.h"
 #include "../sys/statq.h"
 #include "../util/clock.h"
+#include "../util/dirscan.h"
 #include "../util/signals.h"
 #include "../util/stats.h"
 #include "fdtable.h"
@@ -167,15 +168,17 @@ static bool same_open_file(pid_t pid, int fd, int theirs)
  * from this user's processes without one of them sending it). */
 static void find_other_holders(bool *held)
 {
-	DIR *proc = sfs_real.opendir("/proc");
-	if (!proc) {
+	int procfd = sfs_real.open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (procfd < 0) {
 		for (int i = 0; i < nwatched; i++)
 			held[i] = true;
 		return;
 	}
 	pid_t self = sfs_self_pid();
-	struct dirent *e;
-	while ((e = sfs_real.readdir(proc)) != NULL) {
+	struct sfs_dirscan pids;
+	sfs_dirscan_start(&pids, procfd, sfs_kernel_getdents64);
+	const struct dirent64 *e;
+	while ((e = sfs_dirscan_next(&pids)) != NULL) {
 		char *end;
 		long pid = strtol(e->d_name, &end, 10);
 		if (*end || pid <= 0 || pid == self)
@@ -185,13 +188,10 @@ static void find_other_holders(bool *held)
 		int dfd = sfs_real.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (dfd < 0)
 			continue;
-		DIR *fds = sfs_real.fdopendir(dfd);
-		if (!fds) {
-			sfs_real.close(dfd);
-			continue;
-		}
-		struct dirent *f;
-		while ((f = sfs_real.readdir(fds)) != NULL) {
+		struct sfs_dirscan fds;
+		sfs_dirscan_start(&fds, dfd, sfs_kernel_getdents64);
+		const struct dirent64 *f;
+		while ((f = sfs_dirscan_next(&fds)) != NULL) {
 			struct stat st;
 			if (f->d_name[0] == '.' || sfs_stat_quiet(dfd, f->d_name, 0, &st) != 0 ||
 			    !S_ISREG(st.st_mode))
@@ -203,9 +203,9 @@ static void find_other_holders(bool *held)
 				    same_open_file((pid_t)pid, watched[i].fd, theirs))
 					held[i] = true;
 		}
-		sfs_real.closedir(fds);
+		sfs_real.close(dfd);
 	}
-	sfs_real.closedir(proc);
+	sfs_real.close(procfd);
 }
 
 /* Caller holds lock, every watched child has exited: manages again each

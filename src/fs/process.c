@@ -16,6 +16,7 @@
 #include "../staging/pool.h"
 #include "../staging/reserve.h"
 #include "../util/compiler.h"
+#include "../util/dirscan.h"
 #include "../util/pmem.h"
 #include "../util/stats.h"
 #include "../util/threads.h"
@@ -278,12 +279,13 @@ void sfs_demote_inherited(void)
 {
 	if (!sfs_oplog_on())
 		return;
-	DIR *d = sfs_real.opendir("/proc/thread-self/fd");
-	if (!d)
+	int self = sfs_real.open("/proc/thread-self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (self < 0)
 		return;
-	int self = dirfd(d);
-	struct dirent *e;
-	while ((e = sfs_real.readdir(d)) != NULL) {
+	struct sfs_dirscan scan;
+	sfs_dirscan_start(&scan, self, sfs_kernel_getdents64);
+	const struct dirent64 *e;
+	while ((e = sfs_dirscan_next(&scan)) != NULL) {
 		int fd = atoi(e->d_name);
 		struct stat st;
 		if (e->d_name[0] == '.' || fd == self || sfs_fstat_quiet(fd, &st) != 0)
@@ -295,5 +297,5 @@ void sfs_demote_inherited(void)
 		if ((sfs_real.fcntl(fd, F_GETFL) & O_ACCMODE) != O_RDONLY)
 			sfs_fd_set_dsync(fd, true);
 	}
-	sfs_real.closedir(d);
+	sfs_real.close(self);
 }

@@ -13,6 +13,8 @@ const struct sfs_sys *sfs_lib_sys(void)
 #define SFS_SYS_REAL(ret, name, params) s.name = sfs_real.name;
 		SFS_SYS_CALLS(SFS_SYS_REAL)
 #undef SFS_SYS_REAL
+		/* Not the next object's: see util/dirscan.h. */
+		s.getdents64 = sfs_kernel_getdents64;
 	}
 	return &s;
 }

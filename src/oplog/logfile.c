@@ -22,6 +22,7 @@
 #include "../sys/real.h"
 #include "../util/compiler.h"
 #include "../util/crc32c.h"
+#include "../util/dirscan.h"
 
 #define MAX_IOV 64
 
@@ -142,14 +143,11 @@ int sfs_logfile_claim_free(const char *mine, uint64_t size)
 	int dfd = sfs_real.openat(priv, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return -1;
-	DIR *d = sfs_real.fdopendir(dfd);
-	if (!d) {
-		sfs_real.close(dfd);
-		return -1;
-	}
+	struct sfs_dirscan scan;
+	sfs_dirscan_start(&scan, dfd, sfs_kernel_getdents64);
 	int fd = -1;
-	struct dirent *de;
-	while (fd < 0 && (de = sfs_real.readdir(d)) != NULL) {
+	const struct dirent64 *de;
+	while (fd < 0 && (de = sfs_dirscan_next(&scan)) != NULL) {
 		if (strncmp(de->d_name, "log.free.", 9) != 0)
 			continue;
 		fd = sfs_real.openat(priv, de->d_name,
@@ -168,7 +166,7 @@ int sfs_logfile_claim_free(const char *mine, uint64_t size)
 			fd = -1;
 		}
 	}
-	sfs_real.closedir(d);
+	sfs_real.close(dfd);
 	return fd;
 }
 

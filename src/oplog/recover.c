@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "format.h"
+#include "../util/dirscan.h"
 #include "../util/names.h"
 
 /* The largest log recovery reads (SPLITFS_LOG_SIZE's upper bound). */
@@ -365,19 +366,18 @@ void sfs_log_retire(const struct sfs_sys *sys, int dirfd, const char *name, cons
 		    uid_t uid)
 {
 	int scan = sys->openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = scan >= 0 ? sys->fdopendir(scan) : NULL;
+	struct sfs_dirscan names;
+	sfs_dirscan_start(&names, scan, sys->getdents64);
 	int kept = 0;
-	struct dirent *de;
-	while (d && (de = sys->readdir(d)) != NULL) {
+	const struct dirent64 *de;
+	while ((de = sfs_dirscan_next(&names)) != NULL) {
 		struct stat st;
 		if (strncmp(de->d_name, "log.free.", 9) == 0 &&
 		    sys->fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    st.st_uid == uid)
 			kept++;
 	}
-	if (d)
-		sys->closedir(d);
-	else if (scan >= 0)
+	if (scan >= 0)
 		sys->close(scan);
 	if (kept < SFS_FREE_LOGS_KEPT)
 		sys->renameat(dirfd, name, dirfd, freed);
@@ -557,14 +557,12 @@ int sfs_recover_dir(const struct sfs_recover_env *env, const char *priv_dir,
 	if (dirfd < 0)
 		return errno == ENOENT ? 0 : -errno;
 	struct sfs_names logs = {0};
-	int scan = env->sys->dup(dirfd);
-	DIR *d = scan >= 0 ? env->sys->fdopendir(scan) : NULL;
-	struct dirent *de;
-	while (d && (de = env->sys->readdir(d)) != NULL)
+	struct sfs_dirscan names;
+	sfs_dirscan_start(&names, dirfd, env->sys->getdents64);
+	const struct dirent64 *de;
+	while ((de = sfs_dirscan_next(&names)) != NULL)
 		if (sfs_recover_is_log(de->d_name))
 			sfs_names_add(&logs, de->d_name);
-	if (d)
-		env->sys->closedir(d);
 	sfs_recover_names(env, dirfd, logs.v, logs.n, rep);
 	sfs_names_free(&logs);
 	env->sys->close(dirfd);

@@ -53,9 +53,7 @@
 	X(int, fallocate, (int, int, off_t, off_t))                                                \
 	X(int, statx, (int, const char *, int, unsigned int, struct statx *))                      \
 	X(int, fstatat, (int, const char *, struct stat *, int))                                   \
-	X(DIR *, fdopendir, (int))                                                                 \
-	X(struct dirent *, readdir, (DIR *))                                                       \
-	X(int, closedir, (DIR *))
+	X(ssize_t, getdents64, (int, void *, size_t))
 
 struct sfs_sys {
 #define SFS_SYS_FIELD(ret, name, params) ret(*name) params;

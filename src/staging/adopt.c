@@ -16,6 +16,7 @@
 
 #include "format.h"
 #include "../util/decname.h"
+#include "../util/dirscan.h"
 
 void sfs_store_name(char *buf, size_t n, uid_t uid, dev_t dev, ino_t ino)
 {
@@ -293,14 +294,12 @@ void sfs_adopt_entry(const struct sfs_recover_env *env, int dirfd, const char *n
 void sfs_adopt_dir(const struct sfs_recover_env *env, int dirfd, struct sfs_recovery *rep)
 {
 	int scan = env->sys->openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = scan >= 0 ? env->sys->fdopendir(scan) : NULL;
-	if (!d) {
-		if (scan >= 0)
-			env->sys->close(scan);
+	if (scan < 0)
 		return;
-	}
-	struct dirent *de;
-	while ((de = env->sys->readdir(d)) != NULL)
+	struct sfs_dirscan names;
+	sfs_dirscan_start(&names, scan, env->sys->getdents64);
+	const struct dirent64 *de;
+	while ((de = sfs_dirscan_next(&names)) != NULL)
 		sfs_adopt_entry(env, dirfd, de->d_name, rep);
-	env->sys->closedir(d);
+	env->sys->close(scan);
 }

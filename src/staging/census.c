@@ -19,6 +19,7 @@
 #include "../sys/global.h"
 #include "../sys/real.h"
 #include "../util/compiler.h"
+#include "../util/dirscan.h"
 #include "format.h"
 
 /* The segment (census.h for its name). */
@@ -79,18 +80,16 @@ static int64_t count_bound(void)
 	char prefix[32];
 	int pl = snprintf(prefix, sizeof(prefix), "stage.%u.", (unsigned)sfs_g.euid);
 	int dfd = sfs_real.openat(sfs_g.priv_dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = dfd >= 0 ? sfs_real.fdopendir(dfd) : NULL;
-	if (!d) {
-		if (dfd >= 0)
-			sfs_real.close(dfd);
+	if (dfd < 0)
 		return INT64_MAX / 2; /* unknown: never clear */
-	}
 	int64_t n = 0;
-	const struct dirent *de;
-	while ((de = sfs_real.readdir(d)) != NULL)
+	struct sfs_dirscan scan;
+	sfs_dirscan_start(&scan, dfd, sfs_kernel_getdents64);
+	const struct dirent64 *de;
+	while ((de = sfs_dirscan_next(&scan)) != NULL)
 		if (strncmp(de->d_name, prefix, (size_t)pl) == 0 && !sfs_store_is_data(de->d_name))
 			n++;
-	sfs_real.closedir(d);
+	sfs_real.close(dfd);
 	return n;
 }
 

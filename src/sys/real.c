@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <stddef.h>
 #include <stdatomic.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "../util/compiler.h"
@@ -41,4 +42,9 @@ void sfs_real_resolve(void)
 		*(void **)((char *)&sfs_real + rows[i].offset) = p;
 	}
 	atomic_store_explicit(&resolved, 1, memory_order_release);
+}
+
+ssize_t sfs_kernel_getdents64(int fd, void *buf, size_t len)
+{
+	return sfs_real.syscall(SYS_getdents64, fd, buf, len);
 }

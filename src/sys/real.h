@@ -70,8 +70,6 @@
 	X(DIR *, opendir, (const char *))                                                          \
 	X(DIR *, fdopendir, (int))                                                                 \
 	X(ssize_t, getdents64, (int, void *, size_t))                                              \
-	X(struct dirent *, readdir, (DIR *))                                                       \
-	X(int, closedir, (DIR *))                                                                  \
 	X(void, _exit, (int))                                                                      \
 	X(void, pthread_exit, (void *))                                                            \
 	X(void, _Exit, (int))                                                                      \
@@ -164,5 +162,10 @@ extern struct sfs_real_table sfs_real;
 
 /* Resolves every row. Safe to call more than once and from any thread. */
 void sfs_real_resolve(void);
+
+/* getdents64 as the system call (sfs_real.syscall), for the library's own
+ * listings (util/dirscan.h): sfs_real.getdents64 is the next object's,
+ * which a later preload may wrap for the program. */
+ssize_t sfs_kernel_getdents64(int fd, void *buf, size_t len);
 
 #endif

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../sys/real.h"
+#include "dirscan.h"
 #include "signals.h"
 
 #define MAX_MINE 16
@@ -104,10 +105,10 @@ static bool is_mine(pid_t tid)
 
 /* Whether thread tid still runs (an exited main thread stays listed, a
  * zombie, until the whole group ends). */
-static bool running(const char *tid)
+static bool running(pid_t tid)
 {
 	char path[64], buf[512];
-	snprintf(path, sizeof(path), "/proc/self/task/%s/stat", tid);
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
 	int fd = sfs_real.open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
@@ -122,18 +123,21 @@ static bool running(const char *tid)
 
 static int application_threads(void)
 {
-	DIR *d = sfs_real.opendir("/proc/self/task");
-	if (!d)
+	int dfd = sfs_real.open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
 		return 1;
 	int n = 0;
-	struct dirent *e;
-	while ((e = sfs_real.readdir(d)) != NULL) {
+	struct sfs_dirscan scan;
+	sfs_dirscan_start(&scan, dfd, sfs_kernel_getdents64);
+	const struct dirent64 *e;
+	while ((e = sfs_dirscan_next(&scan)) != NULL) {
 		if (e->d_name[0] == '.')
 			continue;
-		if (!is_mine((pid_t)atoi(e->d_name)) && running(e->d_name))
+		pid_t tid = (pid_t)atoi(e->d_name);
+		if (!is_mine(tid) && running(tid))
 			n++;
 	}
-	sfs_real.closedir(d);
+	sfs_real.close(dfd);
 	return n;
 }
 
