@@ -40,6 +40,19 @@
 SFS_HOT atomic_int sfs_init_state;
 static __thread int in_init __attribute__((tls_model("initial-exec")));
 
+/* Whether the start's descriptor of .splitfs stays open for the run:
+ * in sync and strict modes, so that a directory put in its place later
+ * (sfs_privdir: ESTALE) cannot keep a writer from its log. Not under a
+ * RLIMIT_NOFILE so low at the start that the library's numbers are ones
+ * the program reaches (its floor under 512): there a descriptor kept for
+ * good is one of the program's few, which none of its calls could give
+ * back (coreutils' sort-continue: under `ulimit -n 6` sort opens inputs
+ * until EMFILE, needs two, and failed with one). */
+static bool keeps_start_dirfd(void)
+{
+	return sfs_g.opt.mode != SFS_MODE_POSIX && sfs_g.fd_floor >= 512;
+}
+
 /* Sets up <root>/.splitfs and the managed device. Returns 0 or -errno. */
 static int setup_root(void)
 {
@@ -77,12 +90,14 @@ static int setup_root(void)
 	}
 	/* In POSIX mode the start works with this descriptor and closes it
 	 * (start_root); a later use opens an internal one, of this same
-	 * directory (sfs_privdir). Sync and strict modes keep it: every
-	 * writer needs its log there. */
+	 * directory (sfs_privdir). Sync and strict modes keep it, as a
+	 * writer needs its log there even after .splitfs was swapped for
+	 * another directory, but only where it costs the program nothing
+	 * (keeps_start_dirfd). */
 	sfs_g.priv_ino = (ino_t)stx.stx_ino;
 	sfs_g.priv_btime_ns = sfs_census_btime_ns(&stx);
 	sfs_g.mnt_id = stx.stx_mnt_id;
-	sfs_g.priv_dirfd = sfs_g.opt.mode == SFS_MODE_POSIX ? dfd : sfs_internal_fd(dfd);
+	sfs_g.priv_dirfd = keeps_start_dirfd() ? sfs_internal_fd(dfd) : dfd;
 	return sfs_boot_id(sfs_lib_sys(), sfs_g.boot_id);
 }
 
@@ -140,7 +155,7 @@ static void recover_dead(void)
 /* The start's own descriptor of .splitfs goes (setup_root). */
 static void drop_start_dirfd(void)
 {
-	if (sfs_g.opt.mode != SFS_MODE_POSIX)
+	if (keeps_start_dirfd())
 		return;
 	int fd = __atomic_exchange_n(&sfs_g.priv_dirfd, -1, __ATOMIC_ACQ_REL);
 	if (fd >= 0)

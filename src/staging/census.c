@@ -18,6 +18,7 @@
 
 #include "../sys/global.h"
 #include "../sys/real.h"
+#include "../sys/self.h"
 #include "../util/compiler.h"
 #include "../util/dirscan.h"
 #include "format.h"
@@ -79,7 +80,7 @@ static int64_t count_bound(void)
 {
 	char prefix[32];
 	int pl = snprintf(prefix, sizeof(prefix), "stage.%u.", (unsigned)sfs_g.euid);
-	int dfd = sfs_real.openat(sfs_g.priv_dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int dfd = sfs_real.openat(sfs_privdir(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return INT64_MAX / 2; /* unknown: never clear */
 	int64_t n = 0;
