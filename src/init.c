@@ -33,6 +33,7 @@
 #include "util/compiler.h"
 #include "util/guard.h"
 #include "util/signals.h"
+#include "util/stackclear.h"
 #include "util/msg.h"
 #include "util/names.h"
 #include "util/stats.h"
@@ -229,6 +230,7 @@ void sfs_wake_slow(void)
 	if (atomic_compare_exchange_strong(&sfs_wake_state, &expect, SFS_WAKE_RUNNING)) {
 		in_wake = 1;
 		start_root();
+		sfs_clear_stack_below(); /* what the start left below the program's call */
 		in_wake = 0;
 		atomic_store_explicit(&sfs_wake_state, SFS_WAKE_DONE, memory_order_release);
 		return;
@@ -268,6 +270,7 @@ static void do_init(void)
 		return;
 	}
 	start_root();
+	sfs_clear_stack_below(); /* what the start left below the constructor */
 }
 
 void sfs_init_slow(void)
