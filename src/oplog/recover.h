@@ -47,7 +47,6 @@
 	X(int, ioctl, (int, unsigned long, ...))                                                   \
 	X(int, fstat, (int, struct stat *))                                                        \
 	X(void *, mmap, (void *, size_t, int, int, int, off_t))                                    \
-	X(int, dup, (int))                                                                         \
 	X(int, unlinkat, (int, const char *, int))                                                 \
 	X(int, flock, (int, int))                                                                  \
 	X(int, fallocate, (int, int, off_t, off_t))                                                \
