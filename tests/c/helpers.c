@@ -4,6 +4,7 @@
 
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -333,4 +334,40 @@ long t_stat_event(const char *file, const char *name)
 			v = n;
 	fclose(f);
 	return v;
+}
+
+int t_run_self(const char *dir, const char *const env[], void (*in_child)(void))
+{
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	T_REQUIRE(n > 0, "readlink /proc/self/exe");
+	self[n] = 0;
+	pid_t pid = fork();
+	T_REQUIRE(pid >= 0, "fork");
+	if (pid == 0) {
+		for (int i = 0; env && env[i]; i += 2)
+			if (env[i + 1])
+				setenv(env[i], env[i + 1], 1);
+		if (in_child)
+			in_child();
+		execl(self, self, dir, (char *)NULL);
+		_exit(127);
+	}
+	int st;
+	T_REQUIRE(waitpid(pid, &st, 0) == pid, "waitpid");
+	return st;
+}
+
+const char *t_preload_after(const char *name)
+{
+	static char pre[8192 + 64];
+	char exe[4096], shim[4096 + 64];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	T_REQUIRE(n > 0, "readlink /proc/self/exe");
+	exe[n] = 0;
+	snprintf(shim, sizeof(shim), "%s/../shim/%s.so", dirname(exe), name);
+	T_REQUIRE(access(shim, R_OK) == 0, "%s not built (make tests)", shim);
+	const char *lp = getenv("LD_PRELOAD");
+	snprintf(pre, sizeof(pre), "%s%s%s", lp ? lp : "", lp ? ":" : "", shim);
+	return pre;
 }

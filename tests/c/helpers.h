@@ -97,6 +97,18 @@ long t_peer(int op, const char *path, long a, long b, const void *data, size_t l
 	    size_t outlen);
 void t_peer_stop(void);
 
+/* Runs this program (/proc/self/exe) again with dir as its one argument,
+ * as the tests that need a fresh start of the library do: the child sets
+ * the variables of env (name, value, name, value, ..., NULL; a NULL value
+ * leaves its name out), calls in_child when not NULL (what must happen
+ * between the fork and the exec), and execs. Returns its wait status. */
+int t_run_self(const char *dir, const char *const env[], void (*in_child)(void));
+
+/* LD_PRELOAD as it is now, with the shim tests/shim/NAME.c (built by make
+ * tests into shim/ beside this program's folder) preloaded after it: the
+ * shim is then the next object the library calls. A static buffer. */
+const char *t_preload_after(const char *name);
+
 /* Forks with a pipe from the child to the parent: returns 0 in the child,
  * *fd the pipe's write end; in the parent the child's pid, *fd the read
  * end (the other ends closed). */

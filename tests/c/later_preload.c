@@ -15,7 +15,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -83,26 +82,9 @@ int main(int argc, char **argv)
 		first_listings_fail(dir);
 		return t_result();
 	}
-	char exe[4096], shim[4096 + 64], pre[8192 + 64];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	T_REQUIRE(n > 0, "readlink /proc/self/exe");
-	exe[n] = 0;
-	char self[4096];
-	memcpy(self, exe, (size_t)n + 1);
-	snprintf(shim, sizeof(shim), "%s/../shim/faildir.so", dirname(exe));
-	T_REQUIRE(access(shim, R_OK) == 0, "%s not built (make tests)", shim);
-	const char *lp = getenv("LD_PRELOAD");
-	snprintf(pre, sizeof(pre), "%s%s%s", lp ? lp : "", lp ? ":" : "", shim);
-	pid_t pid = fork();
-	T_REQUIRE(pid >= 0, "fork");
-	if (pid == 0) {
-		setenv("LD_PRELOAD", pre, 1);
-		setenv("LATER_PRELOAD_CHILD", "1", 1);
-		execl(self, self, dir, (char *)NULL);
-		_exit(127);
-	}
-	int st;
-	T_REQUIRE(waitpid(pid, &st, 0) == pid, "waitpid");
+	const char *env[] = {"LD_PRELOAD", t_preload_after("faildir"), "LATER_PRELOAD_CHILD", "1",
+			     NULL};
+	int st = t_run_self(dir, env, NULL);
 	T_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the run with the shim failed (status %#x)",
 		st);
 	return t_result();

@@ -60,6 +60,16 @@ static void child(const char *dir)
 	}
 }
 
+/* Before the exec: what the shell does for `ulimit -n 8; prog 3<&- ...`. */
+static void lower_limit(void)
+{
+	for (int fd = 3; fd < 1024; fd++)
+		close(fd);
+	struct rlimit rl = {LIMIT, LIMIT};
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+		_exit(126);
+}
+
 int main(int argc, char **argv)
 {
 	T_REQUIRE(argc == 2, "usage: low_limit_start DIR");
@@ -77,25 +87,8 @@ int main(int argc, char **argv)
 		T_REQUIRE(write(fd, text, (size_t)len) == len, "write %s", name);
 		T_REQUIRE(close(fd) == 0, "close %s", name);
 	}
-	char self[4096];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	T_REQUIRE(n > 0, "readlink /proc/self/exe");
-	self[n] = 0;
-	pid_t pid = fork();
-	T_REQUIRE(pid >= 0, "fork");
-	if (pid == 0) {
-		/* What the shell does for `ulimit -n 8; prog 3<&- ...`. */
-		for (int fd = 3; fd < 1024; fd++)
-			close(fd);
-		struct rlimit rl = {LIMIT, LIMIT};
-		if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
-			_exit(126);
-		setenv("LOW_LIMIT_START_CHILD", "1", 1);
-		execl(self, self, dir, (char *)NULL);
-		_exit(127);
-	}
-	int st;
-	T_REQUIRE(waitpid(pid, &st, 0) == pid, "waitpid");
+	const char *env[] = {"LOW_LIMIT_START_CHILD", "1", NULL};
+	int st = t_run_self(dir, env, lower_limit);
 	T_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the run under the low limit failed (%#x)",
 		st);
 	return t_result();

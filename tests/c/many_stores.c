@@ -81,27 +81,18 @@ static int idle_names(void)
 	return n;
 }
 
-/* Runs this program again with role in MANY_STORES_ROLE; its wait status. */
+/* Runs this program again with role in MANY_STORES_ROLE, and statistics
+ * into stats when not NULL; its wait status. */
 static int run_self(const char *dir, const char *role, const char *stats)
 {
-	char self[4096];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	T_REQUIRE(n > 0, "readlink /proc/self/exe");
-	self[n] = 0;
-	pid_t pid = fork();
-	T_REQUIRE(pid >= 0, "fork");
-	if (pid == 0) {
-		setenv("MANY_STORES_ROLE", role, 1);
-		if (stats) {
-			setenv("SPLITFS_STATS", "1", 1);
-			setenv("SPLITFS_STATS_FILE", stats, 1);
-		}
-		execl(self, self, dir, (char *)NULL);
-		_exit(127);
-	}
-	int st;
-	T_REQUIRE(waitpid(pid, &st, 0) == pid, "waitpid");
-	return st;
+	const char *env[] = {"MANY_STORES_ROLE",
+			     role,
+			     "SPLITFS_STATS",
+			     stats ? "1" : NULL,
+			     "SPLITFS_STATS_FILE",
+			     stats,
+			     NULL};
+	return t_run_self(dir, env, NULL);
 }
 
 int main(int argc, char **argv)

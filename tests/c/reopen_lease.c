@@ -13,7 +13,6 @@
  * refused. On the kernel it checks the file's contents only. */
 #define _GNU_SOURCE
 #include <fcntl.h>
-#include <libgen.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -70,30 +69,18 @@ int main(int argc, char **argv)
 		check_contents(path);
 		return t_result();
 	}
-	char exe[4096], shim[4096 + 64], pre[8192 + 64];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	T_REQUIRE(n > 0, "readlink /proc/self/exe");
-	exe[n] = 0;
-	char self[4096];
-	memcpy(self, exe, (size_t)n + 1);
-	snprintf(shim, sizeof(shim), "%s/../shim/slowclose.so", dirname(exe));
-	T_REQUIRE(access(shim, R_OK) == 0, "%s not built (make tests)", shim);
-	const char *lp = getenv("LD_PRELOAD");
-	snprintf(pre, sizeof(pre), "%s%s%s", lp ? lp : "", lp ? ":" : "", shim);
 	char *stats = strdup(t_path(dir, "stats"));
 	unlink(stats);
-	pid_t pid = fork();
-	T_REQUIRE(pid >= 0, "fork");
-	if (pid == 0) {
-		setenv("LD_PRELOAD", pre, 1);
-		setenv("SPLITFS_STATS", "1", 1);
-		setenv("SPLITFS_STATS_FILE", stats, 1);
-		setenv("REOPEN_LEASE_CHILD", "1", 1);
-		execl(self, self, dir, (char *)NULL);
-		_exit(127);
-	}
-	int st;
-	T_REQUIRE(waitpid(pid, &st, 0) == pid, "waitpid");
+	const char *env[] = {"LD_PRELOAD",
+			     t_preload_after("slowclose"),
+			     "SPLITFS_STATS",
+			     "1",
+			     "SPLITFS_STATS_FILE",
+			     stats,
+			     "REOPEN_LEASE_CHILD",
+			     "1",
+			     NULL};
+	int st = t_run_self(dir, env, NULL);
 	T_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the child failed (status %#x)", st);
 	check_contents(path);
 	long leases = t_stat_event(stats, "leases"), refused = t_stat_event(stats, "lease_refused");

@@ -117,24 +117,11 @@ int main(int argc, char **argv)
 	T_REQUIRE(t_write_kernel(path, model, SIZE, PAGE) == 0, "writing %s in pages", path);
 	free(model);
 	unlink(stats);
-	pid_t pid = fork();
-	T_REQUIRE(pid >= 0, "fork");
-	if (pid == 0) {
-		/* Its own process, started with statistics on: they print at
-		 * exit, and the library reads the variables at its start. */
-		char self[4096];
-		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-		if (n <= 0)
-			_exit(127);
-		self[n] = 0;
-		setenv("SMALL_FOLIOS_ROLE", "1", 1);
-		setenv("SPLITFS_STATS", "1", 1);
-		setenv("SPLITFS_STATS_FILE", stats, 1);
-		execl(self, self, argv[1], (char *)NULL);
-		_exit(127);
-	}
-	int st;
-	T_REQUIRE(waitpid(pid, &st, 0) == pid, "waitpid");
+	/* Its own process, started with statistics on: they print at exit,
+	 * and the library reads the variables at its start. */
+	const char *env[] = {
+		"SMALL_FOLIOS_ROLE", "1", "SPLITFS_STATS", "1", "SPLITFS_STATS_FILE", stats, NULL};
+	int st = t_run_self(argv[1], env, NULL);
 	T_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the overwriter failed (status %#x)", st);
 	check_kernel(path);
 	const char *mode = getenv("SPLITFS_MODE");

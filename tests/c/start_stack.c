@@ -74,19 +74,8 @@ int main(int argc, char **argv)
 		T_REQUIRE(fd >= 0, "create %s", placed);
 		close(fd);
 	}
-	char self[4096];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	T_REQUIRE(n > 0, "readlink /proc/self/exe");
-	self[n] = 0;
-	pid_t pid = fork();
-	T_REQUIRE(pid >= 0, "fork");
-	if (pid == 0) {
-		setenv("START_STACK_MARK", mark, 1);
-		execl(self, self, dir, (char *)NULL);
-		_exit(127);
-	}
-	int st;
-	T_REQUIRE(waitpid(pid, &st, 0) == pid, "waitpid");
+	const char *env[] = {"START_STACK_MARK", mark, NULL};
+	int st = t_run_self(dir, env, NULL);
 	T_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the run that looks failed (%#x)", st);
 	if (placed) {
 		unlink(placed);
