@@ -31,6 +31,7 @@
 #include "staging/census.h"
 #include "staging/pool.h"
 #include "util/compiler.h"
+#include "util/dirscan.h"
 #include "util/guard.h"
 #include "util/signals.h"
 #include "util/stackclear.h"
@@ -120,18 +121,14 @@ static void recover_dead(void)
 	sfs_adopt_env_lib(&env, scan);
 	/* getdents64 into the stack, not opendir: at every process start,
 	 * no 32 KiB buffer to allocate and no fcntl calls. */
-	char buf[4096] __attribute__((aligned(8)));
-	ssize_t n;
-	while (scan >= 0 && (n = sfs_kernel_getdents64(scan, buf, sizeof(buf))) > 0) {
-		for (ssize_t at = 0; at < n;) {
-			const struct dirent64 *de = (const struct dirent64 *)(buf + at);
-			at += de->d_reclen;
-			if (sfs_recover_is_log(de->d_name))
-				sfs_names_add(&lognames, de->d_name);
-			else
-				sfs_adopt_entry(&env, sfs_g.priv_dirfd, de->d_name, &rep);
-		}
-	}
+	struct sfs_dirscan names;
+	sfs_dirscan_start(&names, scan, sfs_kernel_getdents64);
+	const struct dirent64 *de;
+	while ((de = sfs_dirscan_next(&names)) != NULL)
+		if (sfs_recover_is_log(de->d_name))
+			sfs_names_add(&lognames, de->d_name);
+		else
+			sfs_adopt_entry(&env, sfs_g.priv_dirfd, de->d_name, &rep);
 	sfs_recover_names(&env, scan, lognames.v, lognames.n, &logs);
 	sfs_names_free(&lognames);
 	if (scan >= 0)
