@@ -69,7 +69,7 @@ static int stray_stores(char *addr)
 	sigaction(SIGSEGV, &sa, &old_segv);
 	sigaction(SIGBUS, &sa, &old_bus);
 	volatile int landed = 0;
-	for (int i = 0; i < 16; i++) {
+	for (volatile int i = 0; i < 16; i++) {
 		if (sigsetjmp(jump, 1) == 0) {
 			((volatile char *)addr)[i * 4096] = 'S';
 			landed++;

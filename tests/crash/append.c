@@ -150,7 +150,7 @@ static void *append_thread(void *arg)
 int run_append_threads(const char *dir, uint64_t seed)
 {
 	static struct appender a[THREADS];
-	static char files[THREADS][32], tags[THREADS][8];
+	static char files[THREADS][32], tags[THREADS][16];
 	pthread_t t[THREADS];
 	for (int i = 0; i < THREADS; i++) {
 		snprintf(files[i], sizeof(files[i]), "append.%d.dat", i);
@@ -248,7 +248,7 @@ int check_append_threads(const char *dir, char **acks, size_t n, enum crash_mode
 			 enum crash_kind k)
 {
 	for (int i = 0; i < THREADS; i++) {
-		char file[32], tag[8];
+		char file[32], tag[16];
 		snprintf(file, sizeof(file), "append.%d.dat", i);
 		snprintf(tag, sizeof(tag), "T%d:", i);
 		int rc = check_file(dir, file, tag, acks, n, m, k);
