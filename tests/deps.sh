@@ -18,6 +18,9 @@ want git git
 want rsync rsync
 want redis-server redis-server
 want redis-cli redis-tools
+# The apps-postgres suite: Debian's PostgreSQL (server, psql, pgbench,
+# pg_amcheck, pg_checksums), run as the user postgres the package makes.
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need_pkgs+=(postgresql)
 want strace strace
 want bc bc
 want python3 python3
