@@ -150,6 +150,11 @@ static void handler(int sig, siginfo_t *info, void *ctx)
 		sfs_real.syscall(SYS_tgkill, getpid(), (pid_t)sfs_real.syscall(SYS_gettid), sig);
 		return;
 	}
+	if (a.sa_flags & SA_RESETHAND) { /* as the kernel does on delivery */
+		app_act.sa_handler = SIG_DFL;
+		app_act.sa_flags &= ~SA_SIGINFO;
+	}
+	sfs_signals_mask_for(sig, &a, ctx); /* the application's mask, not this action's */
 	if (a.sa_flags & SA_SIGINFO)
 		a.sa_sigaction(sig, info, ctx);
 	else

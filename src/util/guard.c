@@ -12,6 +12,7 @@
 
 #include "../sys/real.h"
 #include "compiler.h"
+#include "signals.h"
 #include "stats.h"
 
 /* Initial-exec TLS: the library is preloaded, so its TLS sits in the static
@@ -69,6 +70,11 @@ static void handler(int sig, siginfo_t *info, void *ctx)
 		app_act[slot(sig)].sa_handler = SIG_DFL;
 		app_act[slot(sig)].sa_flags &= ~SA_SIGINFO;
 	}
+	/* The guard's action blocks nothing (NODEFER): the application's
+	 * handler gets the mask its own action asks for. One that raises its
+	 * signal again before abort() (gnulib's c-stack) finds it blocked,
+	 * not a handler that re-enters for ever (tests/c/fault_mask.c). */
+	sfs_signals_mask_for(sig, &a, ctx);
 	if (a.sa_flags & SA_SIGINFO)
 		a.sa_sigaction(sig, info, ctx);
 	else

@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "../sys/real.h"
@@ -253,6 +254,19 @@ int sfs_signals_action(int sig, const struct sigaction *act, struct sigaction *o
 	pthread_mutex_unlock(&lock);
 	sfs_busy_exit();
 	return rc;
+}
+
+void sfs_signals_mask_for(int sig, const struct sigaction *a, const void *ctx)
+{
+	sigset_t mask;
+	if (ctx)
+		mask = ((const ucontext_t *)ctx)->uc_sigmask; /* the kernel fills 64 bits */
+	else
+		pthread_sigmask(SIG_BLOCK, NULL, &mask);
+	sigorset(&mask, &mask, &a->sa_mask);
+	if (!(a->sa_flags & SA_NODEFER))
+		sigaddset(&mask, sig);
+	pthread_sigmask(SIG_SETMASK, &mask, NULL); /* passes the kernel its 64 bits */
 }
 
 void sfs_signals_reset_child(void)
