@@ -92,10 +92,8 @@ static void call_app(int sig, siginfo_t *info, void *uc)
 	struct sigaction a = app[sig];
 	if (a.sa_handler == SIG_IGN || a.sa_handler == SIG_DFL)
 		return; /* changed meanwhile */
-	if (a.sa_flags & SA_RESETHAND) {
-		app[sig].sa_handler = SIG_DFL;
-		app[sig].sa_flags &= ~SA_SIGINFO;
-	}
+	if (a.sa_flags & SA_RESETHAND)
+		app[sig].sa_handler = SIG_DFL; /* as the kernel: the flags stay */
 	if (a.sa_flags & SA_SIGINFO)
 		a.sa_sigaction(sig, info, uc);
 	else
@@ -237,6 +235,11 @@ int sfs_signals_action(int sig, const struct sigaction *act, struct sigaction *o
 		 * the library's back (glibc's sigset calls sigaction inside). */
 		bool ours = owned[sig] && (cur.sa_flags & SA_SIGINFO) &&
 			    (cur.sa_sigaction == trampoline || cur.sa_sigaction == fatal);
+		/* The kernel's SA_RESETHAND made the trampoline SIG_DFL (its
+		 * flags kept: SA_SIGINFO, which the application did not ask
+		 * for) as call_app made the application's action SIG_DFL. */
+		ours = ours ||
+		       (owned[sig] && cur.sa_handler == SIG_DFL && app[sig].sa_handler == SIG_DFL);
 		*old = ours ? app[sig] : cur;
 	}
 	if (rc == 0 && act) {

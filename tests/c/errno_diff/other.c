@@ -4,6 +4,16 @@
 #define _GNU_SOURCE
 #include "probes.h"
 
+/* What a SA_RESETHAND handler of SIGUSR2 read back of its action:
+ * flags * 2 + (handler is SIG_DFL), without glibc's SA_RESTORER. */
+static volatile long reset_seen = -1;
+static void on_reset_usr2(int sig)
+{
+	struct sigaction now;
+	if (sigaction(sig, NULL, &now) == 0)
+		reset_seen = (long)(now.sa_flags & ~0x04000000) * 2 + (now.sa_handler == SIG_DFL);
+}
+
 /* --- mmap (on a file of its own: a mapping hands the file to the kernel) - */
 
 void maps(void)
@@ -116,6 +126,19 @@ void misc(void)
 		out(nm("sigaction.readback.%d.ign-kill-usr1", s), bits, 0);
 		PR(nm("signal.reset.%d", s), signal(s, SIG_DFL) == SIG_IGN ? 1 : -1);
 	}
+	/* SA_RESETHAND: inside the handler and after it, the action reads
+	 * back as the kernel reset it (SIG_DFL, the flags kept; gnulib's
+	 * test-sigaction). */
+	struct sigaction rh = {.sa_handler = on_reset_usr2, .sa_flags = SA_RESETHAND | SA_NODEFER};
+	sigemptyset(&rh.sa_mask);
+	PR("sigaction.resethand.set", sigaction(SIGUSR2, &rh, NULL));
+	PR("sigaction.resethand.raise", raise(SIGUSR2));
+	out("sigaction.resethand.inside", reset_seen, 0);
+	memset(&old, 0, sizeof(old));
+	PR("sigaction.resethand.get", sigaction(SIGUSR2, NULL, &old));
+	out("sigaction.resethand.after.flags", old.sa_flags & ~0x04000000, 0);
+	out("sigaction.resethand.after.dfl", old.sa_handler == SIG_DFL, 0);
+	signal(SIGUSR2, SIG_DFL);
 	PR("sigaction.sig0", sigaction(0, &sa, NULL));
 	PR("sigaction.sigkill", sigaction(SIGKILL, &sa, NULL));
 	PR("sigaction.sig65", sigaction(65, &sa, NULL));
