@@ -67,6 +67,8 @@ if [ -z "$PGBIN" ] || ! [ -x "$PGBIN/initdb" ]; then
 	bad postgres "not installed (tests/deps.sh installs postgresql)"
 elif ! id postgres >/dev/null 2>&1; then
 	bad postgres "no user postgres (Debian's postgresql package makes it)"
+elif ! runuser -u postgres -- test -r "$SFS_LIB"; then
+	bad postgres "the user postgres cannot read $SFS_LIB (a directory above it is not searchable by others)"
 else
 	chmod 711 "$T" # the server's processes write the library's stats there
 	for how in kernel $MODES; do
