@@ -150,15 +150,7 @@ static void handler(int sig, siginfo_t *info, void *ctx)
 		sfs_real.syscall(SYS_tgkill, getpid(), (pid_t)sfs_real.syscall(SYS_gettid), sig);
 		return;
 	}
-	if (a.sa_flags & SA_RESETHAND) { /* as the kernel does on delivery */
-		app_act.sa_handler = SIG_DFL;
-		app_act.sa_flags &= ~SA_SIGINFO;
-	}
-	sfs_signals_mask_for(sig, &a, ctx); /* the application's mask, not this action's */
-	if (a.sa_flags & SA_SIGINFO)
-		a.sa_sigaction(sig, info, ctx);
-	else
-		a.sa_handler(sig);
+	sfs_signals_run_app(sig, &a, &app_act, info, ctx); /* its mask, not this action's */
 }
 
 /* Starts the service thread and installs the forwarding handler, once. */

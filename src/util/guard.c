@@ -66,19 +66,11 @@ static void handler(int sig, siginfo_t *info, void *ctx)
 			tgkill(getpid(), gettid(), sig);
 		return;
 	}
-	if (a.sa_flags & SA_RESETHAND) {
-		app_act[slot(sig)].sa_handler = SIG_DFL;
-		app_act[slot(sig)].sa_flags &= ~SA_SIGINFO;
-	}
 	/* The guard's action blocks nothing (NODEFER): the application's
 	 * handler gets the mask its own action asks for. One that raises its
 	 * signal again before abort() (gnulib's c-stack) finds it blocked,
 	 * not a handler that re-enters for ever (tests/c/fault_mask.c). */
-	sfs_signals_mask_for(sig, &a, ctx);
-	if (a.sa_flags & SA_SIGINFO)
-		a.sa_sigaction(sig, info, ctx);
-	else
-		a.sa_handler(sig);
+	sfs_signals_run_app(sig, &a, &app_act[slot(sig)], info, ctx);
 }
 
 void sfs_guard_install(void)

@@ -259,17 +259,20 @@ int sfs_signals_action(int sig, const struct sigaction *act, struct sigaction *o
 	return rc;
 }
 
-void sfs_signals_mask_for(int sig, const struct sigaction *a, const void *ctx)
+void sfs_signals_run_app(int sig, const struct sigaction *a, struct sigaction *stored,
+			 siginfo_t *info, void *ctx)
 {
-	sigset_t mask;
-	if (ctx)
-		mask = ((const ucontext_t *)ctx)->uc_sigmask; /* the kernel fills 64 bits */
-	else
-		pthread_sigmask(SIG_BLOCK, NULL, &mask);
+	if (a->sa_flags & SA_RESETHAND)
+		stored->sa_handler = SIG_DFL;
+	sigset_t mask = ((const ucontext_t *)ctx)->uc_sigmask; /* the kernel fills 64 bits */
 	sigorset(&mask, &mask, &a->sa_mask);
 	if (!(a->sa_flags & SA_NODEFER))
 		sigaddset(&mask, sig);
 	pthread_sigmask(SIG_SETMASK, &mask, NULL); /* passes the kernel its 64 bits */
+	if (a->sa_flags & SA_SIGINFO)
+		a->sa_sigaction(sig, info, ctx);
+	else
+		a->sa_handler(sig);
 }
 
 void sfs_signals_reset_child(void)

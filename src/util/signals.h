@@ -123,15 +123,17 @@ bool sfs_signals_own(int sig);
 /* The application's sigaction on sig (sfs_signals_own). */
 int sfs_signals_action(int sig, const struct sigaction *act, struct sigaction *old);
 
-/* In a handler of the library that is about to call the application's
- * action a for sig (the guard's SIGSEGV and SIGBUS, the lease signal): sets
- * the thread's mask the kernel would have set for a, which the library's
- * own action did not (its mask is not the application's): the mask of the
- * interrupted code (from ctx, the handler's ucontext), a's sa_mask, and
- * sig itself unless SA_NODEFER. The return from the library's handler
- * restores the interrupted code's mask (sigreturn reads it from ctx).
+/* From a handler of the library whose kernel action is not the
+ * application's (the guard's SIGSEGV and SIGBUS, the lease signal): runs
+ * the application's action a (a copy of *stored, a handler) as the kernel
+ * would deliver it. SA_RESETHAND makes *stored SIG_DFL, its flags kept;
+ * the thread's mask becomes the interrupted code's (from ctx, the
+ * handler's ucontext) plus a's sa_mask plus sig unless SA_NODEFER, which
+ * the library's action did not block; the return from the library's
+ * handler restores the interrupted mask (sigreturn reads it from ctx).
  * Async-signal-safe. */
-void sfs_signals_mask_for(int sig, const struct sigaction *a, const void *ctx);
+void sfs_signals_run_app(int sig, const struct sigaction *a, struct sigaction *stored,
+			 siginfo_t *info, void *ctx);
 
 /* A forked child: no deferred signal is its own. */
 void sfs_signals_reset_child(void);

@@ -14,6 +14,17 @@ static void on_reset_usr2(int sig)
 		reset_seen = (long)(now.sa_flags & ~0x04000000) * 2 + (now.sa_handler == SIG_DFL);
 }
 
+/* The same for a SA_SIGINFO handler of SIGSEGV (the guard's signal). */
+static volatile long reset_seen_segv = -1;
+static void on_reset_segv(int sig, siginfo_t *si, void *uc)
+{
+	(void)si, (void)uc;
+	struct sigaction now;
+	if (sigaction(sig, NULL, &now) == 0)
+		reset_seen_segv =
+			(long)(now.sa_flags & ~0x04000000) * 2 + (now.sa_handler == SIG_DFL);
+}
+
 /* --- mmap (on a file of its own: a mapping hands the file to the kernel) - */
 
 void maps(void)
@@ -139,6 +150,15 @@ void misc(void)
 	out("sigaction.resethand.after.flags", old.sa_flags & ~0x04000000, 0);
 	out("sigaction.resethand.after.dfl", old.sa_handler == SIG_DFL, 0);
 	signal(SIGUSR2, SIG_DFL);
+	rh.sa_sigaction = on_reset_segv;
+	rh.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_NODEFER;
+	PR("sigaction.resethand-segv.set", sigaction(SIGSEGV, &rh, NULL));
+	PR("sigaction.resethand-segv.raise", raise(SIGSEGV));
+	out("sigaction.resethand-segv.inside", reset_seen_segv, 0);
+	memset(&old, 0, sizeof(old));
+	PR("sigaction.resethand-segv.get", sigaction(SIGSEGV, NULL, &old));
+	out("sigaction.resethand-segv.after.flags", old.sa_flags & ~0x04000000, 0);
+	signal(SIGSEGV, SIG_DFL);
 	PR("sigaction.sig0", sigaction(0, &sa, NULL));
 	PR("sigaction.sigkill", sigaction(SIGKILL, &sa, NULL));
 	PR("sigaction.sig65", sigaction(65, &sa, NULL));
