@@ -30,6 +30,7 @@ PY=/usr/bin/python3
 [ -x $PY ] || PY=$(command -v python3) || die "python3 not found (tests/deps.sh installs it)"
 
 T=$(mktemp -d /tmp/sfs-bench-smoke.XXXXXX)
+chmod 711 "$T" # the pgbench workload's server runs as the user postgres
 MNT=$T/mnt
 OUT=$T/out
 bpid=
