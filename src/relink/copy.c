@@ -16,6 +16,10 @@
  * write, and on a busy machine a 2 MiB folio can cost a compaction (an
  * 8 MiB pwrite measured 1.2 to 25 ms here, 256 KiB pieces 1.3-1.4 ms);
  * smaller folios also keep a later 4 KiB store from dirtying 2 MiB.
+ * The pieces are aligned in the file: a folio of 2^n pages starts at a
+ * multiple of its size, so a 256 KiB piece that started 64 KiB past a
+ * boundary made 64 KiB folios, and a reader of the file's mappings took a
+ * fault per 64 KiB instead of one per 256 KiB.
  * On DAX (sync/strict modes on pmem stage their appends, fs/logged.c) there
  * are no folios: a whole contiguous piece a call. */
 #define COPY_CHUNK (256 << 10)
@@ -26,7 +30,7 @@ static int copy_commit(const struct sfs_relink_target *t, int64_t base, int64_t 
 	char bounce[4096];
 	int64_t chunk = t->dax ? COPY_CHUNK_DAX : COPY_CHUNK;
 	for (int64_t off = base; off < size;) {
-		size_t len = (size_t)SFS_MIN(size - off, chunk);
+		size_t len = (size_t)SFS_MIN(size - off, chunk - (off & (chunk - 1)));
 		const char *src = sfs_stage_peek(t->stage, off, &len);
 		if (!src) {
 			len = SFS_MIN(len, sizeof(bounce));
