@@ -4,25 +4,51 @@
 #define _GNU_SOURCE
 #include "probes.h"
 
-/* What a SA_RESETHAND handler of SIGUSR2 read back of its action:
- * flags * 2 + (handler is SIG_DFL), without glibc's SA_RESTORER. */
+/* An action's flags without SA_RESTORER (glibc's own, not the caller's). */
+#define APP_FLAGS(f) ((f) & ~0x04000000)
+
+/* What a SA_RESETHAND handler read back of its action inside it:
+ * flags * 2 + (handler is SIG_DFL). */
 static volatile long reset_seen = -1;
-static void on_reset_usr2(int sig)
+static void record_reset(int sig)
 {
 	struct sigaction now;
 	if (sigaction(sig, NULL, &now) == 0)
-		reset_seen = (long)(now.sa_flags & ~0x04000000) * 2 + (now.sa_handler == SIG_DFL);
+		reset_seen = (long)APP_FLAGS(now.sa_flags) * 2 + (now.sa_handler == SIG_DFL);
 }
-
-/* The same for a SA_SIGINFO handler of SIGSEGV (the guard's signal). */
-static volatile long reset_seen_segv = -1;
-static void on_reset_segv(int sig, siginfo_t *si, void *uc)
+static void on_reset(int sig)
+{
+	record_reset(sig);
+}
+static void on_reset_info(int sig, siginfo_t *si, void *uc)
 {
 	(void)si, (void)uc;
-	struct sigaction now;
-	if (sigaction(sig, NULL, &now) == 0)
-		reset_seen_segv =
-			(long)(now.sa_flags & ~0x04000000) * 2 + (now.sa_handler == SIG_DFL);
+	record_reset(sig);
+}
+
+/* SA_RESETHAND (with SA_NODEFER, and SA_SIGINFO when info): inside the
+ * handler and after it, the action of sig reads back as the kernel reset
+ * it (SIG_DFL, the flags kept; gnulib's test-sigaction). Probes named
+ * sigaction.<name>.*. */
+static void probe_resethand(const char *name, int sig, bool info)
+{
+	struct sigaction rh = {.sa_flags = SA_RESETHAND | SA_NODEFER}, old;
+	if (info) {
+		rh.sa_sigaction = on_reset_info;
+		rh.sa_flags |= SA_SIGINFO;
+	} else {
+		rh.sa_handler = on_reset;
+	}
+	sigemptyset(&rh.sa_mask);
+	reset_seen = -1;
+	PR(nm("sigaction.%s.set", name), sigaction(sig, &rh, NULL));
+	PR(nm("sigaction.%s.raise", name), raise(sig));
+	out(nm("sigaction.%s.inside", name), reset_seen, 0);
+	memset(&old, 0, sizeof(old));
+	PR(nm("sigaction.%s.get", name), sigaction(sig, NULL, &old));
+	out(nm("sigaction.%s.after.flags", name), APP_FLAGS(old.sa_flags), 0);
+	out(nm("sigaction.%s.after.dfl", name), old.sa_handler == SIG_DFL, 0);
+	signal(sig, SIG_DFL);
 }
 
 /* --- mmap (on a file of its own: a mapping hands the file to the kernel) - */
@@ -131,34 +157,14 @@ void misc(void)
 		memset(&old, 0, sizeof(old));
 		PR(nm("sigaction.readback.%d", s), sigaction(s, NULL, &old));
 		/* The flags without SA_RESTORER (glibc's own), the mask as bits. */
-		out(nm("sigaction.readback.%d.flags", s), old.sa_flags & ~0x04000000, 0);
+		out(nm("sigaction.readback.%d.flags", s), APP_FLAGS(old.sa_flags), 0);
 		int bits = (old.sa_handler == SIG_IGN) * 4;
 		bits += sigismember(&old.sa_mask, SIGKILL) * 2 + sigismember(&old.sa_mask, SIGUSR1);
 		out(nm("sigaction.readback.%d.ign-kill-usr1", s), bits, 0);
 		PR(nm("signal.reset.%d", s), signal(s, SIG_DFL) == SIG_IGN ? 1 : -1);
 	}
-	/* SA_RESETHAND: inside the handler and after it, the action reads
-	 * back as the kernel reset it (SIG_DFL, the flags kept; gnulib's
-	 * test-sigaction). */
-	struct sigaction rh = {.sa_handler = on_reset_usr2, .sa_flags = SA_RESETHAND | SA_NODEFER};
-	sigemptyset(&rh.sa_mask);
-	PR("sigaction.resethand.set", sigaction(SIGUSR2, &rh, NULL));
-	PR("sigaction.resethand.raise", raise(SIGUSR2));
-	out("sigaction.resethand.inside", reset_seen, 0);
-	memset(&old, 0, sizeof(old));
-	PR("sigaction.resethand.get", sigaction(SIGUSR2, NULL, &old));
-	out("sigaction.resethand.after.flags", old.sa_flags & ~0x04000000, 0);
-	out("sigaction.resethand.after.dfl", old.sa_handler == SIG_DFL, 0);
-	signal(SIGUSR2, SIG_DFL);
-	rh.sa_sigaction = on_reset_segv;
-	rh.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_NODEFER;
-	PR("sigaction.resethand-segv.set", sigaction(SIGSEGV, &rh, NULL));
-	PR("sigaction.resethand-segv.raise", raise(SIGSEGV));
-	out("sigaction.resethand-segv.inside", reset_seen_segv, 0);
-	memset(&old, 0, sizeof(old));
-	PR("sigaction.resethand-segv.get", sigaction(SIGSEGV, NULL, &old));
-	out("sigaction.resethand-segv.after.flags", old.sa_flags & ~0x04000000, 0);
-	signal(SIGSEGV, SIG_DFL);
+	probe_resethand("resethand", SIGUSR2, false);
+	probe_resethand("resethand-segv", SIGSEGV, true); /* the guard's signal */
 	PR("sigaction.sig0", sigaction(0, &sa, NULL));
 	PR("sigaction.sigkill", sigaction(SIGKILL, &sa, NULL));
 	PR("sigaction.sig65", sigaction(65, &sa, NULL));
