@@ -157,6 +157,7 @@ $(BUILD)/unit/msg: $(call unit_obj,src/util/msg.c)
 $(BUILD)/unit/logformat: $(call unit_obj,src/oplog/format.c src/util/crc32c.c src/util/names.c \
 	src/util/dirscan.c)
 $(BUILD)/unit/maptab: $(call unit_obj,src/map/maptab.c)
+$(BUILD)/unit/ntcopy: $(call unit_obj,src/util/ntcopy.c)
 $(BUILD)/unit/reserve: $(call unit_obj,src/staging/reserve.c)
 $(BUILD)/unit/recover: $(UNIT_RECOVER)
 $(BUILD)/unit/recover_trust: $(UNIT_RECOVER)

@@ -26,6 +26,7 @@ static const struct {
 	{"--staging-files", "staging_files", true},
 	{"--staging-size", "staging_size", true},
 	{"--log-size", "log_size", true},
+	{"--cold-min", "cold_min", true},
 	{"--no-staging", "staging", false},
 	{"--stats", "stats", false},
 	{"--stats-file", "stats_file", true},

@@ -20,6 +20,7 @@
 #include "../util/compiler.h"
 #include "../util/msg.h"
 #include "ahead.h"
+#include "coldwrite.h"
 #include "flush.h"
 #include "fdtable.h"
 #include "file.h"
@@ -123,6 +124,7 @@ static void destroy(struct sfs_inode *in)
 		sfs_inode_staged_changed(-1);
 	sfs_map_drop_all(&in->maps);
 	sfs_write_ahead_free(in);
+	sfs_cold_write_free(in);
 	sfs_stage_detach(&in->stage);
 	close_kfd(in, in->kfd);
 	close_kfd(in, in->stale_kfd);
@@ -642,6 +644,7 @@ void sfs_inode_table_reset(void)
 			struct sfs_inode *next = in->hnext;
 			sfs_map_drop_all(&in->maps);
 			sfs_write_ahead_free(in);
+			sfs_cold_write_free(in);
 			/* The parent owns the staged bytes; the child only drops
 			 * its copy of the store. */
 			sfs_stage_forget(&in->stage);

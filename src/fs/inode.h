@@ -76,6 +76,7 @@ extern __thread int sfs_reader_slot __attribute__((tls_model("initial-exec")));
 int sfs_reader_slot_assign(void);
 
 struct sfs_written_pages;
+struct sfs_recent_blocks;
 
 struct sfs_inode {
 	dev_t dev;
@@ -163,6 +164,10 @@ struct sfs_inode {
 	/* Such a file's pages written since the last writeback, as far as a
 	 * fixed table remembers them (ahead.c); NULL until it is small. */
 	_Atomic(struct sfs_written_pages *) written;
+	/* The blocks its overwrites wrote recently, which are taken as cached
+	 * (coldwrite.c); NULL until a file larger than the cache is
+	 * overwritten. */
+	_Atomic(struct sfs_recent_blocks *) recent;
 	/* A store through the mapping dirties the whole page-cache folio (up
 	 * to 2 MiB on XFS), which the next fsync writes back in full; a
 	 * write(2) dirties only the blocks it changes. So when the application

@@ -11,8 +11,10 @@
 #include "../map/protect.h"
 #include "../util/compiler.h"
 #include "../util/guard.h"
+#include "../util/ntcopy.h"
 #include "../util/pmem.h"
 #include "../util/stats.h"
+#include "coldwrite.h"
 #include "dax.h"
 
 int sfs_map_copy(struct sfs_inode *in, int64_t off, char *buf, size_t n, bool to_file)
@@ -21,6 +23,10 @@ int sfs_map_copy(struct sfs_inode *in, int64_t off, char *buf, size_t n, bool to
 	bool rw = atomic_load_explicit(&in->maps_rw, memory_order_relaxed);
 	int prot = PROT_READ | (rw ? PROT_WRITE : 0);
 	bool flush = to_file && sfs_inode_dax_flushes(in);
+	/* Not on DAX (stores there go to pmem, flushed or not). */
+	bool cold = to_file && !flush && !sfs_inode_on_dax(in) && sfs_cold_write(in, off, n);
+	if (!to_file)
+		sfs_cold_read(in, off, n);
 	bool flushed = false;
 	int rc = 0;
 	while (n > 0) {
@@ -66,8 +72,10 @@ int sfs_map_copy(struct sfs_inode *in, int64_t off, char *buf, size_t n, bool to
 				if (flush)
 					rc = sfs_guarded_copy_by(p, buf, len,
 								 sfs_pmem_copy_nodrain);
-				else
+				else if (!cold)
 					rc = sfs_guarded_copy(p, buf, len);
+				else if ((rc = sfs_guarded_copy_by(p, buf, len, sfs_copy_nt)) != 0)
+					sfs_copy_nt_fence(); /* cut short: its stores first */
 				sfs_protect_close();
 			}
 			flushed |= flush;

@@ -22,6 +22,10 @@ struct sfs_options {
 	uint64_t staging_size;	/* staged bytes per file before an early relink
 				 * (the size of a staging ring) */
 	uint64_t log_size;	/* operation log size (sync/strict) */
+	uint64_t cold_min;	/* files larger than this take non-temporal
+				 * stores for scattered overwrites
+				 * (fs/coldwrite.h); 0: the last-level cache's
+				 * size */
 	int relink;		/* enum sfs_relink_kind */
 	bool staging;		/* stage appends (off: appends go to the kernel;
 				 * the "split path only" point of Figure 3) */

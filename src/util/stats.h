@@ -89,6 +89,7 @@
 	X(share_sessions)                                                                          \
 	X(share_stores)                                                                            \
 	X(ahead_unmaps)                                                                            \
+	X(cold_writes)                                                                             \
 	X(ahead_small_folios)                                                                      \
 	X(small_folio_pwrites)
 /* clang-format on */

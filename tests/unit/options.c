@@ -20,7 +20,7 @@ static const char *const envs[] = {
 	"SPLITFS_ROOT",		"SPLITFS_MODE",	    "SPLITFS_MAP_SIZE",	  "SPLITFS_STAGING_FILES",
 	"SPLITFS_STAGING_SIZE", "SPLITFS_LOG_SIZE", "SPLITFS_RELINK",	  "SPLITFS_STAGING",
 	"SPLITFS_PROTECT",	"SPLITFS_STATS",    "SPLITFS_STATS_FILE", "SPLITFS_VERBOSE",
-	"SPLITFS_SHARE",
+	"SPLITFS_SHARE",	"SPLITFS_COLD_MIN",
 };
 
 static void clear_env(void)
@@ -41,6 +41,7 @@ U_TEST(defaults, "every option's default with no SPLITFS_* set")
 	U_CHECK(o.staging_files == 4, "staging_files %llu", (unsigned long long)o.staging_files);
 	U_CHECK(o.staging_size == 8 * MIB, "staging_size %llu", (unsigned long long)o.staging_size);
 	U_CHECK(o.log_size == 16 * MIB, "log_size %llu", (unsigned long long)o.log_size);
+	U_CHECK(o.cold_min == 0, "cold_min %llu", (unsigned long long)o.cold_min);
 	U_CHECK(o.relink == SFS_RELINK_AUTO, "relink %d", o.relink);
 	U_CHECK(o.staging && !o.protect && !o.stats && !o.verbose && o.share,
 		"booleans %d %d %d %d %d", o.staging, o.protect, o.stats, o.verbose, o.share);
@@ -56,6 +57,7 @@ U_TEST(environment, "each SPLITFS_* variable read into its field")
 	setenv("SPLITFS_STAGING_FILES", "256", 1);
 	setenv("SPLITFS_STAGING_SIZE", "64k", 1);
 	setenv("SPLITFS_LOG_SIZE", "1G", 1);
+	setenv("SPLITFS_COLD_MIN", "48M", 1);
 	setenv("SPLITFS_RELINK", "copy", 1);
 	setenv("SPLITFS_STAGING", "off", 1);
 	setenv("SPLITFS_PROTECT", "YES", 1);
@@ -75,6 +77,7 @@ U_TEST(environment, "each SPLITFS_* variable read into its field")
 	U_CHECK(o.staging_size == 64 << 10, "staging_size %llu",
 		(unsigned long long)o.staging_size);
 	U_CHECK(o.log_size == 1ull << 30, "log_size %llu", (unsigned long long)o.log_size);
+	U_CHECK(o.cold_min == 48 * MIB, "cold_min %llu", (unsigned long long)o.cold_min);
 	U_CHECK(o.relink == SFS_RELINK_COPY, "relink %d", o.relink);
 	U_CHECK(!o.staging && o.protect && o.stats && o.verbose && !o.share, "booleans");
 	U_CHECK(strcmp(o.stats_file, "/tmp/s.json") == 0, "stats_file \"%s\"", o.stats_file);
@@ -221,6 +224,7 @@ U_TEST(print, "SPLITFS_VERBOSE lines: value and env|default")
 		"splitfs: option 'relink': auto (default)\n",
 		"splitfs: option 'staging': 1 (default)\n",
 		"splitfs: option 'share': 1 (default)\n",
+		"splitfs: option 'cold_min': 0 (default)\n",
 	};
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		U_CHECK(strstr(out, want[i]) != NULL, "missing line %.*s", (int)strlen(want[i]) - 1,
@@ -228,5 +232,5 @@ U_TEST(print, "SPLITFS_VERBOSE lines: value and env|default")
 	int lines = 0;
 	for (char *c = out; *c; c++)
 		lines += *c == '\n';
-	U_CHECK(lines == 13, "%d lines, want one per option (13)", lines);
+	U_CHECK(lines == 14, "%d lines, want one per option (14)", lines);
 }
