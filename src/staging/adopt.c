@@ -272,6 +272,10 @@ out:
 void sfs_adopt_entry(const struct sfs_recover_env *env, int dirfd, const char *name,
 		     struct sfs_recovery *rep)
 {
+	/* Most names are not stores (logs, free logs, the image's tag): they
+	 * go before any formatting, at every process start. */
+	if (strncmp(name, "stage.", 6) != 0 && strncmp(name, "idle.", 5) != 0)
+		return;
 	if (sfs_store_is_data(name))
 		return; /* a data file goes with its header */
 	char mine[32], parked[32];
