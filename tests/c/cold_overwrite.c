@@ -5,7 +5,7 @@
  * block of a 6 MiB file once in a shuffled order, then pieces of 4 KiB to
  * 12 KiB at offsets and lengths that are not multiples of a line, one block
  * again and again (taken as cached after its first write), and a
- * sequential run. A child (this program again, "child DIR") writes with
+ * sequential run. A child (this program again, t_run_self) writes with
  * SPLITFS_COLD_MIN=1M and statistics on, and reads every piece back as it
  * goes, and overwrites one block from a buffer that faults halfway (the
  * kernel's short write or EFAULT); the file must then hold exactly what
@@ -16,7 +16,6 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <limits.h>
-#include <spawn.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -31,19 +30,6 @@
 #define SIZE ((long)BLOCKS * BLOCK)
 #define PIECES 400
 #define HOT_WRITES 50
-
-#ifndef STATX_ATTR_DAX
-#define STATX_ATTR_DAX 0x00200000
-#endif
-
-extern char **environ;
-
-static bool on_dax(const char *path)
-{
-	struct statx sx;
-	return statx(AT_FDCWD, path, 0, STATX_BASIC_STATS, &sx) == 0 &&
-	       (sx.stx_attributes & STATX_ATTR_DAX);
-}
 
 static uint32_t rnd_state;
 
@@ -143,9 +129,9 @@ static int child(const char *dir)
 
 int main(int argc, char **argv)
 {
-	if (argc == 3 && strcmp(argv[1], "child") == 0)
-		return child(argv[2]);
 	const char *dir = argc > 1 ? argv[1] : ".";
+	if (getenv("COLD_OVERWRITE_ROLE"))
+		return child(dir);
 	const char *mode = getenv("SPLITFS_MODE");
 	unsigned char *model = malloc(SIZE);
 	T_REQUIRE(model != NULL, "memory");
@@ -156,14 +142,17 @@ int main(int argc, char **argv)
 	char stats[PATH_MAX];
 	snprintf(stats, sizeof(stats), "%s/cold.stats", dir);
 	unlink(stats);
-	setenv("SPLITFS_COLD_MIN", "1M", 1);
-	setenv("SPLITFS_STATS", "1", 1);
-	setenv("SPLITFS_STATS_FILE", stats, 1);
-	char *args[] = {"/proc/self/exe", "child", (char *)dir, NULL};
-	pid_t pid;
-	T_REQUIRE(posix_spawn(&pid, "/proc/self/exe", NULL, NULL, args, environ) == 0, "spawn");
-	int st;
-	T_REQUIRE(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	const char *env[] = {"COLD_OVERWRITE_ROLE",
+			     "1",
+			     "SPLITFS_COLD_MIN",
+			     "1M",
+			     "SPLITFS_STATS",
+			     "1",
+			     "SPLITFS_STATS_FILE",
+			     stats,
+			     NULL};
+	int st = t_run_self(dir, env, NULL);
+	T_REQUIRE(WIFEXITED(st) && WEXITSTATUS(st) == 0,
 		  "the child wrote and read back what it wrote (status 0x%x)", st);
 	T_REQUIRE(run_writes(-1, model), "the model");
 	unsigned char *data;
@@ -177,7 +166,7 @@ int main(int argc, char **argv)
 	free(data);
 	free(model);
 	if (t_under_splitfs() && mode && strcmp(mode, "posix") == 0 &&
-	    !on_dax(t_path(dir, "cold.dat"))) {
+	    !t_on_dax(t_path(dir, "cold.dat"))) {
 		long cold = t_stat_event(stats, "cold_writes");
 		T_CHECK(cold > BLOCKS / 2, "only %ld overwrites took the non-temporal copy", cold);
 	}

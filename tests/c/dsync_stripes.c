@@ -29,20 +29,7 @@
 #define BLOCKS 16  /* per thread */
 #define ROUNDS 100 /* writes of each block */
 
-#ifndef STATX_ATTR_DAX
-#define STATX_ATTR_DAX 0x00200000
-#endif
-
 extern char **environ;
-
-/* Whether the kernel serves path with DAX: the log is stores there, and
- * every durable write takes the locked path (fs/logged.c). */
-static bool on_dax(const char *path)
-{
-	struct statx sx;
-	return statx(AT_FDCWD, path, 0, STATX_BASIC_STATS, &sx) == 0 &&
-	       (sx.stx_attributes & STATX_ATTR_DAX);
-}
 
 static int fd;
 
@@ -111,8 +98,10 @@ int main(int argc, char **argv)
 			at);
 	}
 	free(data);
+	/* Not on DAX: the log is stores there, and every durable write takes
+	 * the locked path (fs/logged.c). */
 	if (t_under_splitfs() && mode && strcmp(mode, "posix") != 0 &&
-	    !on_dax(t_path(dir, "stripes.dat"))) {
+	    !t_on_dax(t_path(dir, "stripes.dat"))) {
 		bool sync = strcmp(mode, "sync") == 0;
 		long unlocked = t_stat_event(stats, sync ? "dsync_unlocked" : "logged_unlocked");
 		T_CHECK(unlocked > 0, "%s mode: no overwrite went without the inode lock (%ld)",

@@ -18,6 +18,17 @@ bool t_under_splitfs(void)
 	return dlsym(RTLD_DEFAULT, "splitfs_version") != NULL;
 }
 
+#ifndef STATX_ATTR_DAX
+#define STATX_ATTR_DAX 0x00200000
+#endif
+
+bool t_on_dax(const char *path)
+{
+	struct statx sx;
+	return statx(AT_FDCWD, path, 0, STATX_BASIC_STATS, &sx) == 0 &&
+	       (sx.stx_attributes & STATX_ATTR_DAX);
+}
+
 char *t_path(const char *dir, const char *name)
 {
 	static char buf[4][4096];

@@ -40,6 +40,9 @@ extern int t_failures;
 /* True when the program runs under libsplitfs (splitfs_version resolves). */
 bool t_under_splitfs(void);
 
+/* Whether the kernel serves path with DAX (statx's STATX_ATTR_DAX). */
+bool t_on_dax(const char *path);
+
 /* dir/name into a static buffer (one at a time per call site). */
 char *t_path(const char *dir, const char *name);
 
