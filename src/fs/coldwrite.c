@@ -15,7 +15,7 @@
 #include "../util/stats.h"
 #include "inode.h"
 
-/* The table of recently written blocks: a tag (the block's number plus
+/* The table of recently read or written blocks: a tag (the block's number plus
  * one, truncated; 0: empty) per slot, the slot being the block number
  * modulo the count. 8,192 slots (32 KiB) remember up to 32 MiB of blocks,
  * about a last-level cache's worth. A collision forgets a block (its next
@@ -102,17 +102,14 @@ static struct sfs_recent_blocks *recent_of(struct sfs_inode *in)
  * 64 KiB notes each of its blocks, a longer one its first 64 KiB. */
 #define NOTE_BLOCKS 16
 
-/* Whether the file is large enough for the cold path. Files of 8 MiB or
- * less (or SPLITFS_COLD_MIN, when smaller) are answered without looking
+/* Whether the file is large enough for the cold path. Without
+ * SPLITFS_COLD_MIN, files of 8 MiB or less are answered without looking
  * the cache's size up: a process that never touches a larger one never
  * reads sysfs. */
 static bool large(const struct sfs_inode *in)
 {
 	int64_t size = atomic_load_explicit(&in->size, memory_order_relaxed);
-	int64_t floor = sfs_g.opt.cold_min ?
-				(int64_t)SFS_MIN(sfs_g.opt.cold_min, (uint64_t)8 << 20) :
-				(int64_t)8 << 20;
-	return size > floor && size > cold_min();
+	return (sfs_g.opt.cold_min || size > ((int64_t)8 << 20)) && size > cold_min();
 }
 
 static uint32_t tag_of(uint64_t block)

@@ -15,9 +15,9 @@
  *    path, every later one the cached copy; so does a block read and then
  *    overwritten, a database's read-modify-write). The table exists from
  *    the file's first overwrite on: reads before it are not remembered.
- * A wrong guess costs
- * time only, never a byte: both copies write the same bytes into the same
- * page cache. Not on DAX (the callers check: pmem has its own copies). */
+ * A wrong guess costs time only, never a byte: both copies write the same
+ * bytes into the same page cache. Not on DAX (the callers check: pmem has
+ * its own copies). */
 #ifndef SFS_FS_COLDWRITE_H
 #define SFS_FS_COLDWRITE_H
 
@@ -28,8 +28,8 @@
 struct sfs_inode;
 
 /* Whether the overwrite of n bytes at off should be copied with
- * non-temporal stores; notes its first block as recently written. Called
- * by any writer of the inode, with or without its lock. */
+ * non-temporal stores; notes its blocks (the first 64 KiB) as recently
+ * written. Called by any writer of the inode, with or without its lock. */
 bool sfs_cold_write(struct sfs_inode *in, int64_t off, size_t n);
 
 /* Notes a read of n bytes at off through the mappings: its blocks are

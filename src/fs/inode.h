@@ -164,8 +164,8 @@ struct sfs_inode {
 	/* Such a file's pages written since the last writeback, as far as a
 	 * fixed table remembers them (ahead.c); NULL until it is small. */
 	_Atomic(struct sfs_written_pages *) written;
-	/* The blocks its overwrites wrote recently, which are taken as cached
-	 * (coldwrite.c); NULL until a file larger than the cache is
+	/* The blocks the library read or overwrote recently, which are taken
+	 * as cached (coldwrite.c); NULL until a file larger than the cache is
 	 * overwritten. */
 	_Atomic(struct sfs_recent_blocks *) recent;
 	/* A store through the mapping dirties the whole page-cache folio (up
