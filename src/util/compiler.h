@@ -30,6 +30,18 @@
 #define SFS_TSAN 0
 #endif
 
+/* 1 in an AddressSanitizer build (make SANITIZE=address), with gcc or clang. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SFS_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SFS_ASAN 1
+#endif
+#endif
+#ifndef SFS_ASAN
+#define SFS_ASAN 0
+#endif
+
 /* Around a reader's copy of file bytes that a writer may be changing at
  * the same time: the versioned reads (fs/versions.h) copy without a lock
  * and throw away a copy that a write overlapped, a data race by design
