@@ -75,7 +75,7 @@ static bool advise_range(struct sfs_inode *in, int64_t from, int64_t to, int adv
 		len = SFS_MIN(to - from, chunk - (from & (chunk - 1)));
 		int err;
 		char *m = advice == MADV_DONTNEED ?
-				  sfs_map_peek(&in->maps, (uint64_t)from) :
+				  sfs_map_mapped(&in->maps, (uint64_t)from) :
 				  sfs_map_get(&in->maps, in->kfd, (uint64_t)from,
 					      PROT_READ | PROT_WRITE, false, &err);
 		if (!m && advice == MADV_DONTNEED)

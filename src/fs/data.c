@@ -260,7 +260,7 @@ static ssize_t write_locked(struct sfs_inode *in, const void *buf, size_t n, int
 				else
 					sfs_write_scattered(in, off, boundary);
 			}
-			rc = sfs_map_copy(in, off, (char *)buf, low, true);
+			rc = sfs_map_write(in, off, buf, low);
 			if (!rc && sfs_inode_on_dax(in)) /* stores on DAX */
 				sfs_stat_event(SFS_EV_dax_stores, low);
 		}
@@ -433,7 +433,7 @@ static ssize_t overwrite_unlocked(struct sfs_inode *in, const void *buf, size_t 
 		else
 			sfs_write_scattered(in, off, boundary);
 	}
-	int rc = sfs_map_copy(in, off, (char *)buf, n, true);
+	int rc = sfs_map_write(in, off, buf, n);
 	sfs_ver_unlock(&in->ver, off, n);
 	sfs_read_exit(in);
 	return rc ? -EAGAIN : (ssize_t)n; /* a fault: the locked path redoes it */

@@ -137,7 +137,7 @@ read_once(struct sfs_inode *in, const struct iovec *iov, int cnt, int64_t off)
 		size_t len = (size_t)SFS_MIN((int64_t)iov[i].iov_len, size - at);
 		size_t low = at < boundary ? (size_t)SFS_MIN((int64_t)len, boundary - at) : 0;
 		if (low)
-			rc = sfs_map_copy(in, at, buf, low, false);
+			rc = sfs_map_read(in, at, buf, low);
 		if (!rc && len > low)
 			rc = sfs_stage_xfer(&in->stage, at + (int64_t)low, buf + low, len - low, 0);
 		at += (int64_t)len;

@@ -12,11 +12,12 @@ ssize_t __pread64_chk(int fd, void *buf, size_t n, off_t off, size_t buflen);
 
 SFS_EXPORT ssize_t read(int fd, void *buf, size_t n)
 {
-	SFS_HIDE_INTERNAL(fd, -1);
 	bool pending;
 	struct sfs_file *f = sfs_wrap_data(fd, false, &pending);
-	if (!f)
+	if (!f) {
+		SFS_HIDE_UNMANAGED(fd, pending, -1);
 		return sfs_wrap_pending_done(fd, pending, sfs_real.read(fd, buf, n));
+	}
 	uint64_t t0 = sfs_stat_start();
 	SFS_FINISH(f, SFS_CALL_read, t0, SFS_AT_KPOS(f, fd, sfs_file_read(f, buf, n)),
 		   sfs_real.read(fd, buf, n));
@@ -31,11 +32,12 @@ SFS_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
 
 SFS_EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
 {
-	SFS_HIDE_INTERNAL(fd, -1);
 	bool pending;
 	struct sfs_file *f = sfs_wrap_data(fd, false, &pending);
-	if (!f)
+	if (!f) {
+		SFS_HIDE_UNMANAGED(fd, pending, -1);
 		return sfs_wrap_pending_done(fd, pending, sfs_real.pread(fd, buf, n, off));
+	}
 	uint64_t t0 = sfs_stat_start();
 	SFS_FINISH(f, SFS_CALL_pread, t0, sfs_file_pread(f, buf, n, off),
 		   sfs_real.pread(fd, buf, n, off));
@@ -59,12 +61,13 @@ SFS_EXPORT ssize_t __pread64_chk(int fd, void *buf, size_t n, off_t off, size_t 
 
 SFS_EXPORT ssize_t write(int fd, const void *buf, size_t n)
 {
-	SFS_HIDE_INTERNAL(fd, -1);
 	bool pending;
 	struct sfs_file *f = sfs_wrap_data(fd, true, &pending);
-	if (!f)
+	if (!f) {
+		SFS_HIDE_UNMANAGED(fd, pending, -1);
 		return sfs_wrap_pending_done(fd, pending,
 					     sfs_kernel_wrote(fd, sfs_real.write(fd, buf, n)));
+	}
 	uint64_t t0 = sfs_stat_start();
 	SFS_FINISH(f, SFS_CALL_write, t0, SFS_AT_KPOS(f, fd, sfs_file_write(f, buf, n)),
 		   sfs_kernel_wrote(fd, sfs_real.write(fd, buf, n)));
@@ -72,12 +75,13 @@ SFS_EXPORT ssize_t write(int fd, const void *buf, size_t n)
 
 SFS_EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 {
-	SFS_HIDE_INTERNAL(fd, -1);
 	bool pending;
 	struct sfs_file *f = sfs_wrap_data(fd, true, &pending);
-	if (!f)
+	if (!f) {
+		SFS_HIDE_UNMANAGED(fd, pending, -1);
 		return sfs_wrap_pending_done(
 			fd, pending, sfs_kernel_wrote(fd, sfs_real.pwrite(fd, buf, n, off)));
+	}
 	uint64_t t0 = sfs_stat_start();
 	SFS_FINISH(f, SFS_CALL_pwrite, t0, sfs_file_pwrite(f, buf, n, off),
 		   sfs_kernel_wrote(fd, sfs_real.pwrite(fd, buf, n, off)));

@@ -8,11 +8,12 @@
 
 SFS_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
 {
-	SFS_HIDE_INTERNAL(fd, -1);
 	bool pending;
 	struct sfs_file *f = sfs_wrap_data(fd, false, &pending);
-	if (!f)
+	if (!f) {
+		SFS_HIDE_UNMANAGED(fd, pending, -1);
 		return sfs_wrap_pending_done(fd, pending, sfs_real.readv(fd, iov, cnt));
+	}
 	uint64_t t0 = sfs_stat_start();
 	SFS_FINISH(f, SFS_CALL_readv, t0, SFS_AT_KPOS(f, fd, sfs_file_readv(f, iov, cnt, -1, 0)),
 		   sfs_real.readv(fd, iov, cnt));
@@ -20,12 +21,13 @@ SFS_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
 
 SFS_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 {
-	SFS_HIDE_INTERNAL(fd, -1);
 	bool pending;
 	struct sfs_file *f = sfs_wrap_data(fd, true, &pending);
-	if (!f)
+	if (!f) {
+		SFS_HIDE_UNMANAGED(fd, pending, -1);
 		return sfs_wrap_pending_done(fd, pending,
 					     sfs_kernel_wrote(fd, sfs_real.writev(fd, iov, cnt)));
+	}
 	uint64_t t0 = sfs_stat_start();
 	SFS_FINISH(f, SFS_CALL_writev, t0, SFS_AT_KPOS(f, fd, sfs_file_writev(f, iov, cnt, -1, 0)),
 		   sfs_kernel_wrote(fd, sfs_real.writev(fd, iov, cnt)));
@@ -51,11 +53,12 @@ static long writev_at(struct sfs_file *f, const struct iovec *iov, int cnt, off_
 
 SFS_EXPORT ssize_t preadv(int fd, const struct iovec *iov, int cnt, off_t off)
 {
-	SFS_HIDE_INTERNAL(fd, -1);
 	bool pending;
 	struct sfs_file *f = sfs_wrap_data(fd, false, &pending);
-	if (!f)
+	if (!f) {
+		SFS_HIDE_UNMANAGED(fd, pending, -1);
 		return sfs_wrap_pending_done(fd, pending, sfs_real.preadv(fd, iov, cnt, off));
+	}
 	uint64_t t0 = sfs_stat_start();
 	SFS_FINISH(f, SFS_CALL_readv, t0, readv_at(f, iov, cnt, off, 0, false),
 		   sfs_real.preadv(fd, iov, cnt, off));
@@ -65,12 +68,13 @@ SFS_ALIAS(preadv64, preadv);
 
 SFS_EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
 {
-	SFS_HIDE_INTERNAL(fd, -1);
 	bool pending;
 	struct sfs_file *f = sfs_wrap_data(fd, true, &pending);
-	if (!f)
+	if (!f) {
+		SFS_HIDE_UNMANAGED(fd, pending, -1);
 		return sfs_wrap_pending_done(
 			fd, pending, sfs_kernel_wrote(fd, sfs_real.pwritev(fd, iov, cnt, off)));
+	}
 	uint64_t t0 = sfs_stat_start();
 	SFS_FINISH(f, SFS_CALL_writev, t0, writev_at(f, iov, cnt, off, 0, false),
 		   sfs_kernel_wrote(fd, sfs_real.pwritev(fd, iov, cnt, off)));
@@ -91,11 +95,12 @@ SFS_ALIAS(pwritev64, pwritev);
 
 SFS_EXPORT ssize_t preadv2(int fd, const struct iovec *iov, int cnt, off_t off, int rwf)
 {
-	SFS_HIDE_INTERNAL(fd, -1);
 	bool pending;
 	struct sfs_file *f = sfs_wrap_data(fd, false, &pending);
-	if (!f)
+	if (!f) {
+		SFS_HIDE_UNMANAGED(fd, pending, -1);
 		return sfs_wrap_pending_done(fd, pending, sfs_real.preadv2(fd, iov, cnt, off, rwf));
+	}
 	uint64_t t0 = sfs_stat_start();
 	long r = off == -1 ? SFS_AT_KPOS(f, fd, readv_at(f, iov, cnt, off, rwf, true)) :
 			     readv_at(f, iov, cnt, off, rwf, true);
@@ -107,13 +112,14 @@ SFS_ALIAS(preadv64v2, preadv2);
 
 SFS_EXPORT ssize_t pwritev2(int fd, const struct iovec *iov, int cnt, off_t off, int rwf)
 {
-	SFS_HIDE_INTERNAL(fd, -1);
 	bool pending;
 	struct sfs_file *f = sfs_wrap_data(fd, true, &pending);
-	if (!f)
+	if (!f) {
+		SFS_HIDE_UNMANAGED(fd, pending, -1);
 		return sfs_wrap_pending_done(
 			fd, pending,
 			sfs_kernel_wrote(fd, sfs_real.pwritev2(fd, iov, cnt, off, rwf)));
+	}
 	uint64_t t0 = sfs_stat_start();
 	long r = off == -1 ? SFS_AT_KPOS(f, fd, writev_at(f, iov, cnt, off, rwf, true)) :
 			     writev_at(f, iov, cnt, off, rwf, true);

@@ -52,6 +52,15 @@ static inline long sfs_ret(long r)
 		}                                                                                  \
 	} while (0)
 
+/* SFS_HIDE_INTERNAL for a read or write, once sfs_wrap_data found no
+ * managed file there: the library's own descriptors are never managed (nor
+ * pending), so the managed path pays nothing for the check. */
+#define SFS_HIDE_UNMANAGED(fd, pending, fail)                                                      \
+	do {                                                                                       \
+		if (!(pending))                                                                    \
+			SFS_HIDE_INTERNAL(fd, fail);                                               \
+	} while (0)
+
 /* The managed file at fd, with a reference, or NULL: pass through. A
  * managed call is one critical section (util/signals.h), from here to
  * sfs_wrap_put: an application's handler that interrupts it runs after it,

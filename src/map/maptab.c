@@ -55,15 +55,14 @@ static _Atomic(char *) *leaf(struct sfs_maptab *t, uint64_t idx, bool create)
 	return expect;
 }
 
-/* A slot holds NULL (never touched), a count 1..MAP_AFTER-1 (touched that
+/* A slot holds NULL (never touched), a count 1..SFS_MAP_AFTER-1 (touched that
  * many times, not mapped) or the chunk's address. A chunk is mapped on its
- * MAP_AFTER-th touch: a small file read or written a few times (tar, git,
+ * SFS_MAP_AFTER-th touch: a small file read or written a few times (tar, git,
  * rsync) costs a pread or pwrite each, less than an mmap, its page faults
  * and the munmap. */
-#define MAP_AFTER 4
 static bool touch_count(const char *p)
 {
-	return (uintptr_t)p < MAP_AFTER;
+	return (uintptr_t)p < SFS_MAP_AFTER;
 }
 
 _Atomic uint32_t *sfs_map_word(struct sfs_maptab *t, uint64_t off)
@@ -71,14 +70,6 @@ _Atomic uint32_t *sfs_map_word(struct sfs_maptab *t, uint64_t off)
 	uint64_t idx = off >> sfs_g.map_shift;
 	_Atomic(char *) *l = leaf(t, idx, false);
 	return l ? &((struct leaf *)(void *)l)->word[idx % SFS_MAP_FANOUT] : NULL;
-}
-
-char *sfs_map_peek(struct sfs_maptab *t, uint64_t off)
-{
-	uint64_t idx = off >> sfs_g.map_shift;
-	_Atomic(char *) *l = leaf(t, idx, false);
-	char *p = l ? atomic_load_explicit(&l[idx % SFS_MAP_FANOUT], memory_order_acquire) : NULL;
-	return touch_count(p) ? NULL : p;
 }
 
 /* The mapping budget, read at the first mapping: a process that maps
@@ -103,7 +94,7 @@ static long budget(void)
 	return b;
 }
 
-char *sfs_map_get(struct sfs_maptab *t, int fd, uint64_t off, int prot, bool lazy, int *err)
+char *sfs_map_get_slow(struct sfs_maptab *t, int fd, uint64_t off, int prot, bool lazy, int *err)
 {
 	uint64_t idx = off >> sfs_g.map_shift;
 	_Atomic(char *) *l = leaf(t, idx, true);
@@ -115,7 +106,7 @@ char *sfs_map_get(struct sfs_maptab *t, int fd, uint64_t off, int prot, bool laz
 	char *p = atomic_load_explicit(slot, memory_order_acquire);
 	if (!touch_count(p))
 		return p;
-	if (lazy && (uintptr_t)p < MAP_AFTER - 1) {
+	if (lazy && (uintptr_t)p < SFS_MAP_AFTER - 1) {
 		atomic_compare_exchange_strong(slot, &p, p + 1);
 		*err = -EAGAIN;
 		return NULL;

@@ -13,6 +13,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../sys/global.h"
+
 #define SFS_MAP_FANOUT 512 /* entries per radix level: covers 512*512 chunks */
 
 struct sfs_maptab {
@@ -28,22 +30,45 @@ struct sfs_maptab {
 	atomic_bool sync;
 };
 
-/* The base address of the chunk holding file offset off, mapping it from fd
- * with prot. Returns NULL and sets *err (-ENOMEM when the budget is spent,
- * -EFBIG past the radix, or mmap's error).
- * lazy: the first touches of a chunk only count (-EAGAIN: the caller uses
- * pread/pwrite); the fourth maps it (MAP_AFTER in maptab.c). A few small
- * accesses then cost a system call each instead of an mmap, faults and an
- * munmap later. */
-char *sfs_map_get(struct sfs_maptab *t, int fd, uint64_t off, int prot, bool lazy, int *err);
+/* sfs_map_get (below), out of line: the base address of the chunk holding
+ * file offset off, mapping it from fd with prot. Returns NULL and sets
+ * *err (-ENOMEM when the budget is spent, -EFBIG past the radix, or mmap's
+ * error). lazy: the first touches of a chunk only count (-EAGAIN: the
+ * caller uses pread/pwrite); the fourth maps it (SFS_MAP_AFTER). A few
+ * small accesses then cost a system call each instead of an mmap, faults
+ * and an munmap later. */
+char *sfs_map_get_slow(struct sfs_maptab *t, int fd, uint64_t off, int prot, bool lazy, int *err);
+
+/* A slot below this holds a count of touches (sfs_map_get_slow), not a
+ * mapping. */
+#define SFS_MAP_AFTER 4
+
+/* The chunk holding off if it is mapped, else NULL; never maps: two
+ * loads, inlined into the data path. */
+static inline char *sfs_map_mapped(struct sfs_maptab *t, uint64_t off)
+{
+	uint64_t idx = off >> sfs_g.map_shift;
+	if (idx >= (uint64_t)SFS_MAP_FANOUT * SFS_MAP_FANOUT)
+		return NULL;
+	_Atomic(char *) *l =
+		atomic_load_explicit(&t->dir[idx / SFS_MAP_FANOUT], memory_order_acquire);
+	char *p = l ? atomic_load_explicit(&l[idx % SFS_MAP_FANOUT], memory_order_acquire) : NULL;
+	return (uintptr_t)p >= SFS_MAP_AFTER ? p : NULL;
+}
+
+/* sfs_map_get, inlined where the chunk is mapped already (every copy but a
+ * chunk's first few). */
+static inline char *sfs_map_get(struct sfs_maptab *t, int fd, uint64_t off, int prot, bool lazy,
+				int *err)
+{
+	char *p = sfs_map_mapped(t, off);
+	return p ? p : sfs_map_get_slow(t, fd, off, prot, lazy, err);
+}
 
 /* A word the owner keeps for the chunk holding off (0 when the chunk's
  * leaf is made, gone with it), or NULL before the chunk was first looked
  * up with sfs_map_get. */
 _Atomic uint32_t *sfs_map_word(struct sfs_maptab *t, uint64_t off);
-
-/* The chunk if already mapped, else NULL; never maps. */
-char *sfs_map_peek(struct sfs_maptab *t, uint64_t off);
 
 /* Gives every mapped chunk prot (mprotect), e.g. read-only once the
  * process has no descriptor of the file open for writing. No reader may be

@@ -358,7 +358,7 @@ char *sfs_stage_peek(struct sfs_stage *st, int64_t off, size_t *len)
 	uint64_t pos = sfs_store_pos((uint32_t)st->kind, (uint64_t)st->cap, (uint64_t)off, &contig);
 	int64_t chunk = (int64_t)1 << sfs_g.map_shift;
 	*len = SFS_MIN(*len, (size_t)(chunk - (int64_t)(pos & (uint64_t)(chunk - 1))));
-	char *m = sfs_map_peek(&st->maps, pos);
+	char *m = sfs_map_mapped(&st->maps, pos);
 	return m ? m + (pos & (uint64_t)(chunk - 1)) : NULL;
 }
 

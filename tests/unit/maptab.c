@@ -98,8 +98,8 @@ U_TEST(map, "aligned shared chunks, peek, one mmap each, drop_all")
 	U_REQUIRE(c, "get: %d", err);
 	U_CHECK(((uintptr_t)c & (CHUNK - 1)) == 0, "chunk not page aligned");
 	U_CHECK(memcmp(c, pattern + CHUNK, CHUNK) == 0, "chunk 1 holds bytes 4096..8191");
-	U_CHECK(sfs_map_peek(t, 4096) == c && sfs_map_peek(t, 8191) == c, "peek in the chunk");
-	U_CHECK(sfs_map_peek(t, 0) == NULL && sfs_map_peek(t, 8192) == NULL, "peek elsewhere");
+	U_CHECK(sfs_map_mapped(t, 4096) == c && sfs_map_mapped(t, 8191) == c, "peek in the chunk");
+	U_CHECK(sfs_map_mapped(t, 0) == NULL && sfs_map_mapped(t, 8192) == NULL, "peek elsewhere");
 	U_CHECK(sfs_map_get(t, fd, 8000, PROT_READ, false, &err) == c && calls == 1,
 		"second get: same chunk, no mmap (%d mmaps)", calls);
 	U_CHECK(sfs_map_count() == 1 && sfs_event_stats[SFS_EV_map_chunks] == 1, "count %ld",
@@ -109,7 +109,7 @@ U_TEST(map, "aligned shared chunks, peek, one mmap each, drop_all")
 	U_CHECK(pread(fd, back, 6, CHUNK + 10) == 6 && memcmp(back, "shared", 6) == 0,
 		"a store reaches the file");
 	sfs_map_drop_all(t);
-	U_CHECK(sfs_map_count() == 0 && sfs_map_peek(t, 5000) == NULL && !mapped(c),
+	U_CHECK(sfs_map_count() == 0 && sfs_map_mapped(t, 5000) == NULL && !mapped(c),
 		"drop_all unmaps");
 }
 
@@ -122,7 +122,7 @@ U_TEST(lazy, "three counted touches, the fourth maps; not lazy maps")
 		err = 0;
 		char *p = sfs_map_get(t, fd, 100, PROT_READ, true, &err);
 		U_CHECK(!p && err == -EAGAIN && calls == 0, "touch %d: %p %d", i, (void *)p, err);
-		U_CHECK(sfs_map_peek(t, 100) == NULL, "touch %d: peek maps nothing", i);
+		U_CHECK(sfs_map_mapped(t, 100) == NULL, "touch %d: peek maps nothing", i);
 	}
 	char *c = sfs_map_get(t, fd, 100, PROT_READ, true, &err);
 	U_CHECK(c && calls == 1 && memcmp(c, pattern, CHUNK) == 0, "fourth touch maps");
@@ -146,7 +146,7 @@ U_TEST(words, "a word per chunk: none before its leaf, 0 then, kept, gone with d
 	U_CHECK(atomic_load(w0) == 0 && atomic_load(w1) == 0, "words start at 0");
 	atomic_store(w0, 7);
 	U_CHECK(sfs_map_word(t, CHUNK - 1) == w0 && atomic_load(w0) == 7, "kept");
-	U_CHECK(sfs_map_peek(t, 0) != NULL, "the word is not the chunk's slot");
+	U_CHECK(sfs_map_mapped(t, 0) != NULL, "the word is not the chunk's slot");
 	uint64_t far = (uint64_t)SFS_MAP_FANOUT << SHIFT; /* the next leaf */
 	U_CHECK(sfs_map_word(t, far) == NULL, "no word in a leaf not made");
 	sfs_map_drop_all(t);
@@ -174,7 +174,7 @@ U_TEST(budget, "budget -ENOMEM counted; -EFBIG past the radix")
 	uint64_t end = (uint64_t)SFS_MAP_FANOUT * SFS_MAP_FANOUT << SHIFT;
 	U_CHECK(sfs_map_get(t, fd, end, PROT_READ, false, &err) == NULL && err == -EFBIG,
 		"past the radix: %d", err);
-	U_CHECK(sfs_map_peek(t, end) == NULL && calls == 3, "peek past the radix");
+	U_CHECK(sfs_map_mapped(t, end) == NULL && calls == 3, "peek past the radix");
 }
 
 U_TEST(failures, "mmap error returned; MAP_SYNC refused once")
@@ -185,7 +185,7 @@ U_TEST(failures, "mmap error returned; MAP_SYNC refused once")
 	fail_errno = ENODEV;
 	U_CHECK(sfs_map_get(t, fd, 0, PROT_READ, false, &err) == NULL && err == -ENODEV,
 		"mmap's error: %d", err);
-	U_CHECK(sfs_map_count() == 0 && sfs_map_peek(t, 0) == NULL, "nothing kept");
+	U_CHECK(sfs_map_count() == 0 && sfs_map_mapped(t, 0) == NULL, "nothing kept");
 	fail_errno = 0;
 	U_CHECK(sfs_map_get(t, fd, 0, PROT_READ, false, &err) != NULL, "works again");
 	/* MAP_SYNC: tried for writable chunks while t->sync, dropped for good
@@ -248,7 +248,7 @@ U_TEST(protect, "protect_all makes chunks read-only; forget")
 	perms(b, pb);
 	U_CHECK(strcmp(pa, "r--s") == 0 && strcmp(pb, "r--s") == 0, "read-only: %s %s", pa, pb);
 	sfs_map_forget(t);
-	U_CHECK(sfs_map_peek(t, 0) == NULL && sfs_map_peek(t, 5 * CHUNK) == NULL,
+	U_CHECK(sfs_map_mapped(t, 0) == NULL && sfs_map_mapped(t, 5 * CHUNK) == NULL,
 		"forgotten chunks are not found");
 	U_CHECK(mapped(a) && mapped(b) && memcmp(b, pattern + 5 * CHUNK, CHUNK) == 0,
 		"forget leaves the memory mapped");
