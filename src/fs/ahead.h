@@ -26,7 +26,9 @@ void sfs_write_scattered(struct sfs_inode *in, int64_t off, int64_t limit);
  * holds 4 KiB folios, a store into a page not written since the last
  * writeback takes a write fault that costs more than the pwrite; a page
  * written once is stored into from its second write on (ahead.c). Marks
- * the range's pages written. Caller holds the inode lock. */
+ * the range's pages written (the marks are hints: racing callers may lose
+ * one, which costs a pwrite or a fault, never a byte). Caller holds the
+ * inode lock or, for an overwrite without it, a read section. */
 bool sfs_write_by_kernel(struct sfs_inode *in, int64_t off, size_t n, bool sequential);
 
 /* Whether stores into [off, off + n) need not ask sfs_write_by_kernel

@@ -410,10 +410,18 @@ static ssize_t overwrite_unlocked(struct sfs_inode *in, const void *buf, size_t 
 	int64_t boundary = SFS_ALIGN_DOWN(sfs_inode_boundary(in), (int64_t)SFS_BLOCK);
 	/* dax and writable change before a lease is taken (widen), and only
 	 * under the lock with no lease: read once the lease is seen. */
-	if (!sfs_inode_leased(in) || in->dax || !in->writable ||
-	    !atomic_load_explicit(&in->maps_rw, memory_order_relaxed) ||
-	    atomic_load_explicit(&in->small_syncs, memory_order_relaxed) || end > boundary ||
-	    (!sfs_g.opt.protect && !sfs_write_stores_cheap(in, off, n)) ||
+	if (!sfs_inode_leased(in) || in->dax || !in->writable || end > boundary) {
+		sfs_read_exit(in);
+		return -EAGAIN;
+	}
+	/* A pwrite rather than stores (write_locked's choice): a file synced
+	 * often in small writes, or pages of 4 KiB folios not written since
+	 * the last writeback. Under the stripes and the read section too: the
+	 * kernel's descriptor stays (no swap, relink or lease change), and a
+	 * lock-free reader of the range sees the whole write or none of it. */
+	bool by_kernel = atomic_load_explicit(&in->small_syncs, memory_order_relaxed) ||
+			 (!sfs_g.opt.protect && !sfs_write_stores_cheap(in, off, n));
+	if ((!by_kernel && !atomic_load_explicit(&in->maps_rw, memory_order_relaxed)) ||
 	    !sfs_ver_lock_try(&in->ver, off, n)) {
 		sfs_read_exit(in);
 		return -EAGAIN;
@@ -421,12 +429,20 @@ static ssize_t overwrite_unlocked(struct sfs_inode *in, const void *buf, size_t 
 	__typeof__(in->readers[0]) *slot = &in->readers[sfs_reader_slot];
 	atomic_fetch_add_explicit(&slot->overwritten, (int64_t)n, memory_order_relaxed);
 	/* A sequential run (one that began away from wr_next, which the locked
-	 * path serves) counts once. Its pages, or a scattered write's chunk,
-	 * are prepared so that its stores fault whole folios writable, not
-	 * 4 KiB pages (a clean page is write-protected after each writeback). */
+	 * path serves) counts once. */
 	bool run = atomic_exchange_explicit(&slot->next, end, memory_order_relaxed) == off;
 	if (!run)
 		atomic_fetch_add_explicit(&slot->runs, 1, memory_order_relaxed);
+	if (by_kernel && (atomic_load_explicit(&in->small_syncs, memory_order_relaxed) ||
+			  sfs_write_by_kernel(in, off, n, false))) {
+		int rc = overwrite_kernel(in, buf, n, off);
+		sfs_ver_unlock(&in->ver, off, n);
+		sfs_read_exit(in);
+		return rc ? -EAGAIN : (ssize_t)n; /* the locked path redoes it */
+	}
+	/* A run's pages, or a scattered write's chunk, are prepared so that
+	 * its stores fault whole folios writable, not 4 KiB pages (a clean
+	 * page is write-protected after each writeback). */
 	if (!sfs_g.opt.protect) {
 		if (run)
 			sfs_write_ahead(in, off, end, boundary);

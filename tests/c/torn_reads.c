@@ -10,7 +10,10 @@
  * fsynced first, so that in sync mode its overwrites take the unlocked
  * path), once with two writer and two reader processes, and once more with
  * readers that open the file for each read (a descriptor's first reads are
- * the kernel's, without an inode: src/fs/fdtable.h).
+ * the kernel's, without an inode: src/fs/fdtable.h). Then once more with
+ * threads whose writers fsync every few writes: small synced overwrites,
+ * which the library makes with the kernel's pwrite rather than stores, in
+ * POSIX mode without the inode lock (src/fs/data.c, overwrite_unlocked).
  * Knobs: TORN_READS (reads per run, default 1000000), TORN_SECONDS (time
  * cap per run, default 4). */
 #define _GNU_SOURCE
@@ -42,6 +45,7 @@ static int fd;
 static struct shared *sh;
 static long want_reads;
 static bool overlap;	   /* writers write any unit, not only their own */
+static int sync_every;	   /* writers fsync after this many writes (0: never) */
 static const char *reopen; /* readers open this path for each read (pending reads) */
 static double max_seconds;
 
@@ -77,7 +81,7 @@ static void writer(int w)
 			struct iovec v[2] = {{buf, UNIT / 2}, {(char *)buf + UNIT / 2, UNIT / 2}};
 			r = pwritev(fd, v, 2, (off_t)u * UNIT);
 		}
-		if (r != UNIT)
+		if (r != UNIT || (sync_every && n % (uint64_t)sync_every == 0 && fsync(fd) != 0))
 			atomic_fetch_add(&sh->errors, 1);
 	}
 }
@@ -194,11 +198,16 @@ static void check_units(const char *path, const char *how)
 	free(data);
 }
 
-static void with_threads(const char *dir, bool any_unit)
+static void with_threads(const char *dir, bool any_unit, int syncs)
 {
 	overlap = any_unit;
-	const char *name = any_unit ? "torn.overlap" : "torn.threads";
-	setup(dir, name, any_unit); /* overlapping writers: unlocked ones too */
+	sync_every = syncs;
+	const char *name = syncs ? "torn.synced" : any_unit ? "torn.overlap" : "torn.threads";
+	const char *how = syncs	   ? "threads, synced every few writes" :
+			  any_unit ? "threads, overlapping writes" :
+				     "threads";
+	/* Overlapping or synced writers: unlocked ones too. */
+	setup(dir, name, any_unit || syncs);
 	pthread_t t[4];
 	for (int i = 0; i < 4; i++)
 		T_REQUIRE(pthread_create(&t[i], NULL, thread_main, (void *)(intptr_t)i) == 0,
@@ -206,8 +215,9 @@ static void with_threads(const char *dir, bool any_unit)
 	for (int i = 0; i < 4; i++)
 		pthread_join(t[i], NULL);
 	close(fd);
-	report(any_unit ? "threads, overlapping writes" : "threads");
-	check_units(t_path(dir, name), any_unit ? "threads, overlapping writes" : "threads");
+	report(how);
+	check_units(t_path(dir, name), how);
+	sync_every = 0;
 }
 
 /* The same with processes: each opens the file itself (a forked child
@@ -249,10 +259,11 @@ int main(int argc, char **argv)
 	max_seconds = s ? atof(s) : 4;
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	T_REQUIRE(sh != MAP_FAILED, "mmap");
-	with_threads(argv[1], false);
-	with_threads(argv[1], true);
+	with_threads(argv[1], false, 0);
+	with_threads(argv[1], true, 0);
 	overlap = false;
 	with_processes(argv[1], false);
 	with_processes(argv[1], true);
+	with_threads(argv[1], true, 4);
 	return t_result();
 }
