@@ -110,9 +110,10 @@ int64_t sfs_inode_size(struct sfs_inode *in)
 
 /* One copy of [off, off + total of iov) from wherever the bytes are, in
  * one read section: the lease cannot go (nor another process come) between
- * the pieces. */
+ * the pieces. *locked: the answer is the kernel's, read under the locks
+ * (after a fault): final, though its locks moved the range's versions. */
 static inline __attribute__((always_inline)) ssize_t
-read_once(struct sfs_inode *in, const struct iovec *iov, int cnt, int64_t off)
+read_once(struct sfs_inode *in, const struct iovec *iov, int cnt, int64_t off, bool *locked)
 {
 	sfs_read_enter(in);
 	if (sfs_unlikely(!sfs_inode_leased(in))) {
@@ -143,8 +144,10 @@ read_once(struct sfs_inode *in, const struct iovec *iov, int cnt, int64_t off)
 		at += (int64_t)len;
 	}
 	sfs_read_exit(in);
-	if (rc)
+	if (rc) {
+		*locked = true;
 		return kernel_preadv(in, iov, cnt, off);
+	}
 	return (ssize_t)(at - off);
 }
 
@@ -159,8 +162,9 @@ static ssize_t read_again(struct sfs_inode *in, const struct iovec *iov, int cnt
 			sched_yield(); /* the writer may be waiting for this CPU */
 		if (!sfs_ver_read_begin(&in->ver, off, total, &snap))
 			continue;
-		ssize_t r = read_once(in, iov, cnt, off);
-		if (r <= 0 || sfs_ver_read_valid(&in->ver, &snap))
+		bool locked = false;
+		ssize_t r = read_once(in, iov, cnt, off, &locked);
+		if (r <= 0 || locked || sfs_ver_read_valid(&in->ver, &snap))
 			return r;
 		sfs_stat_event(SFS_EV_read_retries, 1);
 	}
@@ -176,8 +180,9 @@ read_versioned(struct sfs_inode *in, const struct iovec *iov, int cnt, int64_t o
 {
 	struct sfs_ver_snap snap;
 	if (sfs_likely(sfs_ver_read_begin(&in->ver, off, total, &snap))) {
-		ssize_t r = read_once(in, iov, cnt, off);
-		if (r <= 0 || sfs_ver_read_valid(&in->ver, &snap))
+		bool locked = false;
+		ssize_t r = read_once(in, iov, cnt, off, &locked);
+		if (r <= 0 || locked || sfs_ver_read_valid(&in->ver, &snap))
 			return r;
 		sfs_stat_event(SFS_EV_read_retries, 1);
 	}

@@ -63,6 +63,11 @@ static long raw4(long nr, long a, long b, long c, long d)
 	return ret;
 }
 
+long t_raw4(long nr, long a, long b, long c, long d)
+{
+	return raw4(nr, a, b, c, d);
+}
+
 long t_read_kernel(const char *path, unsigned char **buf)
 {
 	long fd = raw4(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC, 0);

@@ -50,6 +50,11 @@ char *t_path(const char *dir, const char *name);
 unsigned char t_byte(unsigned seed, long i);
 void t_fill(unsigned char *buf, size_t n, unsigned seed, long start);
 
+/* System call nr with four arguments by the syscall instruction itself,
+ * which no library sees (the library serves libc's syscall()); the
+ * kernel's result, -errno on failure. */
+long t_raw4(long nr, long a, long b, long c, long d);
+
 /* Reads the whole file with the raw system call (never the library's
  * path), so a test can check what the kernel file holds. Returns its size
  * or -1; *buf is malloc'd. */
