@@ -257,21 +257,6 @@ bool sfs_write_by_kernel(struct sfs_inode *in, int64_t off, size_t n, bool seque
 	return unwritten;
 }
 
-bool sfs_write_stores_cheap(const struct sfs_inode *in, int64_t off, size_t n)
-{
-	if (n == 0 || !small_folios(in))
-		return true;
-	struct sfs_written_pages *w = atomic_load_explicit(&in->written, memory_order_acquire);
-	if (!w)
-		return false;
-	uint32_t epoch = atomic_load_explicit(&in->wb_epoch, memory_order_relaxed);
-	for (int64_t page = off / PAGE, last = (off + (int64_t)n - 1) / PAGE; page <= last; page++)
-		if (atomic_load_explicit(&w->tag[(uint64_t)page % WRITTEN_SLOTS],
-					 memory_order_relaxed) != page_tag(page, epoch))
-			return false;
-	return true;
-}
-
 void sfs_write_ahead_free(struct sfs_inode *in)
 {
 	free(atomic_exchange_explicit(&in->written, NULL, memory_order_relaxed));

@@ -31,12 +31,6 @@ void sfs_write_scattered(struct sfs_inode *in, int64_t off, int64_t limit);
  * inode lock or, for an overwrite without it, a read section. */
 bool sfs_write_by_kernel(struct sfs_inode *in, int64_t off, size_t n, bool sequential);
 
-/* Whether stores into [off, off + n) need not ask sfs_write_by_kernel
- * first (not a file of 4 KiB folios, or every page of the range written
- * since the last writeback). Marks nothing: for the unlocked path, which
- * leaves the other case to the locked one. */
-bool sfs_write_stores_cheap(const struct sfs_inode *in, int64_t off, size_t n);
-
 /* Frees what the functions above keep for the inode (its last user). */
 void sfs_write_ahead_free(struct sfs_inode *in);
 

@@ -414,15 +414,21 @@ static ssize_t overwrite_unlocked(struct sfs_inode *in, const void *buf, size_t 
 		sfs_read_exit(in);
 		return -EAGAIN;
 	}
+	if (!sfs_ver_lock_try(&in->ver, off, n)) {
+		sfs_read_exit(in);
+		return -EAGAIN;
+	}
 	/* A pwrite rather than stores (write_locked's choice): a file synced
 	 * often in small writes, or pages of 4 KiB folios not written since
-	 * the last writeback. Under the stripes and the read section too: the
-	 * kernel's descriptor stays (no swap, relink or lease change), and a
-	 * lock-free reader of the range sees the whole write or none of it. */
+	 * the last writeback (marked written here, the stripes held, so that
+	 * this write makes the pwrite it marks). Under the stripes and the
+	 * read section too: the kernel's descriptor stays (no swap, relink or
+	 * lease change), and a lock-free reader of the range sees the whole
+	 * write or none of it. */
 	bool by_kernel = atomic_load_explicit(&in->small_syncs, memory_order_relaxed) ||
-			 (!sfs_g.opt.protect && !sfs_write_stores_cheap(in, off, n));
-	if ((!by_kernel && !atomic_load_explicit(&in->maps_rw, memory_order_relaxed)) ||
-	    !sfs_ver_lock_try(&in->ver, off, n)) {
+			 (!sfs_g.opt.protect && sfs_write_by_kernel(in, off, n, false));
+	if (!by_kernel && !atomic_load_explicit(&in->maps_rw, memory_order_relaxed)) {
+		sfs_ver_unlock(&in->ver, off, n);
 		sfs_read_exit(in);
 		return -EAGAIN;
 	}
@@ -433,8 +439,7 @@ static ssize_t overwrite_unlocked(struct sfs_inode *in, const void *buf, size_t 
 	bool run = atomic_exchange_explicit(&slot->next, end, memory_order_relaxed) == off;
 	if (!run)
 		atomic_fetch_add_explicit(&slot->runs, 1, memory_order_relaxed);
-	if (by_kernel && (atomic_load_explicit(&in->small_syncs, memory_order_relaxed) ||
-			  sfs_write_by_kernel(in, off, n, false))) {
+	if (by_kernel) {
 		int rc = overwrite_kernel(in, buf, n, off);
 		sfs_ver_unlock(&in->ver, off, n);
 		sfs_read_exit(in);

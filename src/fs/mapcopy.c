@@ -62,22 +62,11 @@ int sfs_map_copy(struct sfs_inode *in, int64_t off, char *buf, size_t n, bool to
 			}
 		} else {
 			char *p = m + (off & (chunk - 1));
-			sfs_protect_may_read();
-			if (!to_file) {
-				sfs_racy_copy_begin(); /* a versioned read's */
-				rc = sfs_guarded_copy(buf, p, len);
-				sfs_racy_copy_end();
-			} else {
-				sfs_protect_open(); /* this thread's window (protect.h) */
-				if (flush)
-					rc = sfs_guarded_copy_by(p, buf, len,
-								 sfs_pmem_copy_nodrain);
-				else if (!cold)
-					rc = sfs_guarded_copy(p, buf, len);
-				else if ((rc = sfs_guarded_copy_by(p, buf, len, sfs_copy_nt)) != 0)
-					sfs_copy_nt_fence(); /* cut short: its stores first */
-				sfs_protect_close();
-			}
+			rc = !to_file ? sfs_map_load(buf, p, len) :
+					sfs_map_store(p, buf, len,
+						      flush ? sfs_pmem_copy_nodrain :
+						      cold  ? sfs_copy_nt :
+							      NULL);
 			flushed |= flush;
 			if (to_file && !flush)
 				sfs_inode_kernel_changed(in);

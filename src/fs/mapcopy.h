@@ -9,12 +9,12 @@
 #include <stdint.h>
 
 #include "../map/protect.h"
-#include "../oplog/oplog.h"
 #include "../sys/global.h"
 #include "../util/compiler.h"
 #include "../util/guard.h"
 #include "../util/ntcopy.h"
 #include "coldwrite.h"
+#include "dax.h"
 #include "inode.h"
 
 /* Moves n bytes between buf and file offset off of the target through its
@@ -25,10 +25,34 @@
  * writes, the inode is marked kdirty (its fsync needs the kernel's). */
 int sfs_map_copy(struct sfs_inode *in, int64_t off, char *buf, size_t n, bool to_file);
 
+/* One copy out of a mapped chunk at p into buf: a versioned read's, racing
+ * writers by design (util/compiler.h). 0 or -EFAULT. */
+static inline int sfs_map_load(char *buf, const char *p, size_t n)
+{
+	sfs_protect_may_read();
+	sfs_racy_copy_begin();
+	int rc = sfs_guarded_copy(buf, p, n);
+	sfs_racy_copy_end();
+	return rc;
+}
+
+/* One store of buf into a mapped chunk at p, in this thread's window
+ * (protect.h), by copy: NULL (a cached copy), sfs_copy_nt or
+ * sfs_pmem_copy_nodrain. 0 or -EFAULT. */
+static inline int sfs_map_store(char *p, const char *buf, size_t n,
+				void *(*copy)(void *, const void *, size_t))
+{
+	sfs_protect_open();
+	int rc = copy ? sfs_guarded_copy_by(p, buf, n, copy) : sfs_guarded_copy(p, buf, n);
+	if (rc && copy == sfs_copy_nt)
+		sfs_copy_nt_fence(); /* cut short: its stores first */
+	sfs_protect_close();
+	return rc;
+}
+
 /* sfs_map_copy of a read, inlined where it is one copy out of a chunk
  * already mapped, of a file with no table of recent blocks (coldwrite.h):
- * almost every read. The copy is a versioned read's, racing writers by
- * design (util/compiler.h). */
+ * almost every read. */
 static inline int sfs_map_read(struct sfs_inode *in, int64_t off, char *buf, size_t n)
 {
 	int64_t chunk = (int64_t)1 << sfs_g.map_shift;
@@ -36,13 +60,8 @@ static inline int sfs_map_read(struct sfs_inode *in, int64_t off, char *buf, siz
 	char *m;
 	if (sfs_likely(at + (int64_t)n <= chunk) &&
 	    !atomic_load_explicit(&in->recent, memory_order_relaxed) &&
-	    (m = sfs_map_mapped(&in->maps, (uint64_t)off)) != NULL) {
-		sfs_protect_may_read();
-		sfs_racy_copy_begin();
-		int rc = sfs_guarded_copy(buf, m + at, n);
-		sfs_racy_copy_end();
-		return rc;
-	}
+	    (m = sfs_map_mapped(&in->maps, (uint64_t)off)) != NULL)
+		return sfs_map_load(buf, m + at, n);
 	return sfs_map_copy(in, off, buf, n, false);
 }
 
@@ -59,14 +78,8 @@ static inline int sfs_map_write(struct sfs_inode *in, int64_t off, const char *b
 	    atomic_load_explicit(&in->maps_rw, memory_order_relaxed) &&
 	    !atomic_load_explicit(&in->dax, memory_order_relaxed) &&
 	    (m = sfs_map_mapped(&in->maps, (uint64_t)off)) != NULL) {
-		bool cold = !sfs_oplog_dax() && sfs_cold_write(in, off, n);
-		int rc;
-		sfs_protect_open(); /* this thread's window (protect.h) */
-		if (!cold)
-			rc = sfs_guarded_copy(m + at, buf, n);
-		else if ((rc = sfs_guarded_copy_by(m + at, buf, n, sfs_copy_nt)) != 0)
-			sfs_copy_nt_fence(); /* cut short: its stores first */
-		sfs_protect_close();
+		bool cold = !sfs_inode_on_dax(in) && sfs_cold_write(in, off, n);
+		int rc = sfs_map_store(m + at, buf, n, cold ? sfs_copy_nt : NULL);
 		sfs_inode_kernel_changed(in);
 		return rc;
 	}
