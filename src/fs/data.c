@@ -32,6 +32,7 @@
 #include "ahead.h"
 #include "flush.h"
 #include "mapcopy.h"
+#include "openfile.h"
 #include "lease.h"
 #include "logged.h"
 #include "../oplog/oplog.h"
@@ -325,6 +326,11 @@ static ssize_t unleased_pwritev(struct sfs_inode *in, const struct iovec *iov, i
 				bool append, int64_t *at)
 {
 	sfs_stat_event(SFS_EV_unleased_ops, 1);
+	if (!append) { /* at off, not where O_APPEND would put it */
+		int rc = sfs_openfile_drop_append(in);
+		if (rc)
+			return rc;
+	}
 	/* Strict mode: logged, applied, synced and retired at once, so that
 	 * the write is atomic after a crash, and no replay can come after
 	 * what another user of the file writes next. (An append's offset is

@@ -200,6 +200,7 @@ static struct sfs_inode *create(int appfd, const struct stat *st, int flags, int
 	in->readable = writable || (flags & O_ACCMODE) != O_WRONLY;
 	in->kwritable = sfs_openfile_writes(flags);
 	in->widen = widen;
+	in->kappend = widen && (flags & O_APPEND);
 	/* A writer the library cannot write for (no read access, an
 	 * append-only file) is the kernel's for good. */
 	in->lease_never = in->kwritable && !writable && !widen;
@@ -248,7 +249,11 @@ static bool reuse(struct sfs_inode *in, int appfd, int flags, int cloexec, int64
 		 * file fewer for every reopen of a file read a few times. */
 		in->apart = true;
 	} else if (in->mergeable && (in->writable || in->widen || !sfs_openfile_writes(flags))) {
-		*shared = sfs_openfile_replace(in->kfd, appfd, cloexec) == 0;
+		/* An open without O_APPEND shares an open file that appends
+		 * the writes the library does not see only once it no longer
+		 * does (in->kappend). */
+		if ((flags & O_APPEND) || sfs_openfile_drop_append(in) == 0)
+			*shared = sfs_openfile_replace(in->kfd, appfd, cloexec) == 0;
 		in->mergeable = *shared;
 	} else if (in->mergeable) {
 		*shared = sfs_openfile_upgrade(in, appfd, flags);

@@ -89,6 +89,13 @@ struct sfs_inode {
 	/* kfd is still the application's O_WRONLY open: replaced by an O_RDWR
 	 * one before the first lease (sfs_openfile_widen), under the lock. */
 	bool widen;
+	/* kfd's open file is still an O_APPEND open's own, with O_APPEND (a
+	 * write-only open not widened yet): a write the library does not see
+	 * (a shell's `echo >> log`) appends where the kernel's would, even
+	 * after another process appended. Taken off, under the lock, before
+	 * the library first writes through it at an offset
+	 * (sfs_openfile_drop_append); a widen replaces the open file. */
+	bool kappend;
 	/* Some application reader has an open file of its own (reuse): merged
 	 * into kfd's before a lease (sfs_openfile_merge), under the lock. */
 	bool apart;

@@ -61,6 +61,16 @@ static bool drop_append(int fd)
 	return true;
 }
 
+int sfs_openfile_drop_append(struct sfs_inode *in)
+{
+	if (!in->kappend)
+		return 0;
+	if (!drop_append(in->kfd))
+		return -EPERM; /* an append-only file: the kernel's answer too */
+	in->kappend = false;
+	return 0;
+}
+
 bool sfs_openfile_prepare(int appfd, int flags, int cloexec, bool locks, bool *widen,
 			  bool *mergeable)
 {
@@ -72,9 +82,12 @@ bool sfs_openfile_prepare(int appfd, int flags, int cloexec, bool locks, bool *w
 	if ((flags & O_ACCMODE) == O_WRONLY && widen && !locks) {
 		/* Widened when the file is first leased (sfs_openfile_widen):
 		 * a file written a few times and closed stays the kernel's, and
-		 * never pays for the reopen. */
-		*widen = !(flags & O_APPEND) || drop_append(appfd);
-		*mergeable = *widen;
+		 * never pays for the reopen. An O_APPEND open keeps O_APPEND
+		 * meanwhile (in->kappend): its writes append through the
+		 * kernel (RWF_APPEND), and so do those the library does not
+		 * see. An append-only file (chattr +a) fails the widen. */
+		*widen = true;
+		*mergeable = true;
 		return false;
 	}
 	/* O_DSYNC and O_SYNC (sync and strict modes: POSIX mode leaves such
@@ -160,6 +173,7 @@ static void install_rdwr(struct sfs_inode *in, int kfd, int except, bool keeps_p
 	in->readable = true;
 	in->kwritable = true;
 	in->widen = false;
+	in->kappend = false;
 	sfs_inode_dax_setup(in);
 	sfs_barrier_open(in);
 	sfs_inode_maps_follow_writers(in); /* writable mappings for its writers */
@@ -186,14 +200,17 @@ bool sfs_openfile_widen(struct sfs_inode *in)
 	int kfd = -1;
 	if (nfd >= 0) {
 		/* The status flags the application opened with, less O_APPEND
-		 * (kfd's open file has none: sfs_openfile_prepare). */
+		 * (the library appends itself once the file is leased). */
 		int fl = sfs_real.fcntl(in->kfd, F_GETFL);
 		if (fl >= 0)
 			sfs_real.fcntl(nfd, F_SETFL, fl & (O_NONBLOCK | O_NOATIME));
 		/* At the shared open file's offset, which an unseen write
-		 * through a descriptor 0-2 uses (kpos.h). */
-		off_t at = sfs_real.lseek(in->kfd, 0, SEEK_CUR);
-		if (at > 0)
+		 * through a descriptor 0-2 uses (kpos.h); an O_APPEND open's
+		 * at the end, where its next unseen write goes. */
+		off_t at = in->kappend ? -1 : sfs_real.lseek(in->kfd, 0, SEEK_CUR);
+		if (in->kappend)
+			sfs_real.lseek(nfd, 0, SEEK_END);
+		else if (at > 0)
 			sfs_real.lseek(nfd, at, SEEK_SET);
 		kfd = sfs_internal_dup(nfd);
 		sfs_real.close(nfd);

@@ -35,6 +35,11 @@ int sfs_openfile_replace(int nfd, int appfd, int cloexec);
 bool sfs_openfile_prepare(int appfd, int flags, int cloexec, bool locks, bool *widen,
 			  bool *mergeable);
 
+/* Takes O_APPEND off kfd's open file if it still has it (in->kappend),
+ * before the library writes through it at an offset. 0, or -EPERM (an
+ * append-only file). Caller holds the lock. */
+int sfs_openfile_drop_append(struct sfs_inode *in);
+
 /* The inode's write-only open file (in->widen) is replaced by a readable
  * one, for every descriptor of the inode, before the file's first lease.
  * False when it cannot be (no read permission, POSIX locks, opens that do
