@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* splitfs recover --root DIR: replays the operation logs (sync and strict
- * modes) of processes that died, so the files hold every write those
- * processes acknowledged. Safe to run at any time: logs of live processes
- * are left alone, and replay is idempotent. */
+ * modes, POSIX mode's served fdatasync) of processes that died, so the
+ * files hold every write those processes acknowledged. Safe to run at any
+ * time: logs of live processes are left alone, and replay is idempotent. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>

@@ -26,7 +26,7 @@ static const char usage[] =
 	"  image down DIR\n"
 	"        unmount an image made by 'image up' and delete its backing file\n"
 	"  recover --root DIR [--quiet]\n"
-	"        replay the operation logs of dead sync/strict processes\n"
+	"        replay the operation logs of dead processes\n"
 	"  version\n";
 
 void cli_err(const char *fmt, ...)

@@ -34,6 +34,7 @@
 #include "mapcopy.h"
 #include "openfile.h"
 #include "lease.h"
+#include "logsync.h"
 #include "logged.h"
 #include "../oplog/oplog.h"
 #include "dax.h"
@@ -415,8 +416,10 @@ static ssize_t overwrite_unlocked(struct sfs_inode *in, const void *buf, size_t 
 	 * inode lock (open_window), which must not miss a store. */
 	int64_t boundary = SFS_ALIGN_DOWN(sfs_inode_boundary(in), (int64_t)SFS_BLOCK);
 	/* dax and writable change before a lease is taken (widen), and only
-	 * under the lock with no lease: read once the lease is seen. */
-	if (!sfs_inode_leased(in) || in->dax || !in->writable || end > boundary) {
+	 * under the lock with no lease: read once the lease is seen. A file
+	 * whose syncs the log serves is written under the lock (logsync.h). */
+	if (!sfs_inode_leased(in) || in->dax || !in->writable || end > boundary ||
+	    atomic_load(&in->logsync)) {
 		sfs_read_exit(in);
 		return -EAGAIN;
 	}
@@ -487,6 +490,7 @@ ssize_t sfs_inode_pwrite(struct sfs_inode *in, const void *buf, size_t n, int64_
 		sfs_inode_unlock(in);
 		return r;
 	}
+	sfs_logsync_wrote(in, off, append);
 	if (append)
 		off = atomic_load(&in->size);
 	*at = off;
@@ -515,6 +519,7 @@ ssize_t sfs_inode_pwritev(struct sfs_inode *in, const struct iovec *iov, int cnt
 		sfs_inode_unlock(in);
 		return r;
 	}
+	sfs_logsync_wrote(in, off, append);
 	if (append)
 		off = atomic_load(&in->size);
 	*at = off;

@@ -20,6 +20,7 @@
 #include "fdtable.h"
 #include "flush.h"
 #include "inode.h"
+#include "logsync.h"
 #include "kpos.h"
 #include "lease.h"
 #include "process.h"
@@ -584,6 +585,7 @@ void sfs_kview_end(struct sfs_kview *kv)
 void sfs_inode_kernel_wrote(struct sfs_inode *in)
 {
 	sfs_inode_kernel_changed(in);
+	sfs_logsync_changed(in);
 	sfs_inode_lock(in);
 	sfs_inode_resync_locked(in);
 	if (sfs_oplog_on()) {

@@ -13,6 +13,7 @@
 #include "lease.h"
 #include "share.h"
 #include "logged.h"
+#include "logsync.h"
 #include "process.h"
 #include "../oplog/oplog.h"
 #include "dax.h"
@@ -145,14 +146,19 @@ int sfs_inode_sync(struct sfs_inode *in, int fd, bool datasync)
 		sfs_stat_event(SFS_EV_dax_syncs, 1);
 		return 0;
 	}
+	/* POSIX mode: a file that only grew a little since its last sync is
+	 * made durable by one write into the log (logsync.h). */
+	if (datasync && sfs_logsync_try(in))
+		return 0;
 	int rc = sfs_inode_flush(in, SFS_FLUSH_DURABLE);
 	if (rc)
 		return rc;
+	int64_t covered = sfs_logsync_kernel_begin(in);
 	/* Outside the inode lock: writers need not wait for the device. What
 	 * the kernel changes from here on marks the inode kdirty again. */
 	atomic_store(&in->kdirty, false);
 	uint64_t meta = atomic_load(&sfs_meta_epoch);
-	rc = kernel_sync(in, fd, datasync);
+	rc = sfs_logsync_kernel_end(in, covered, kernel_sync(in, fd, datasync));
 	if (rc) {
 		sfs_inode_kernel_changed(in);
 		return rc;
@@ -199,6 +205,7 @@ int sfs_inode_truncate(struct sfs_inode *in, int fd, const char *path, int64_t l
 			r = -errno;
 		}
 		sfs_inode_kernel_changed(in);
+		sfs_logsync_changed(in);
 		sfs_inode_unlock(in);
 		return r;
 	}
@@ -224,6 +231,7 @@ int sfs_inode_truncate(struct sfs_inode *in, int fd, const char *path, int64_t l
 	}
 	if (!rc) {
 		sfs_inode_kernel_changed(in);
+		sfs_logsync_changed(in);
 		atomic_store(&in->ksize, len);
 		atomic_store(&in->size, len);
 		if (sfs_oplog_on() && !logged && sfs_real.fdatasync(in->kfd) != 0)

@@ -211,6 +211,7 @@ static struct sfs_inode *create(int appfd, const struct stat *st, int flags, int
 	in->stage.fd = in->stage.hfd = -1;
 	in->stale_kfd = -1;
 	atomic_store(&in->wr_next, -1);
+	atomic_store(&in->durable_end, -1);
 	atomic_store(&in->posix_locks, locks);
 	in->refs = 1;
 	in->nwriters = sfs_openfile_writes(flags) ? 1 : 0;

@@ -195,6 +195,23 @@ struct sfs_inode {
 	 * added under the lock. */
 	atomic_bool small_appends;
 	_Atomic int64_t appended;
+	/* POSIX mode's fdatasync served by the operation log (logsync.h).
+	 * logsync: on for this file; set under the lock with the barrier
+	 * closed, so that overwrites without the lock (which read it in their
+	 * read section) take the locked path from then on. durable_end: the
+	 * file was durable up to here (and in its shape) when last synced.
+	 * other_dirty: since then, a change other than bytes written at or
+	 * past durable_end. unseen: writes the library does not see may reach
+	 * the file (a descriptor 0-2: kpos.h), so only the kernel's fsync can
+	 * know what to make durable. ksyncs: the kernel's syncs in flight;
+	 * streak: small syncs in a row. Under the lock, but logsync and
+	 * durable_end (read by unlocked overwrites). */
+	atomic_bool logsync;
+	_Atomic int64_t durable_end;
+	atomic_bool other_dirty;
+	atomic_bool unseen;
+	int ksyncs;
+	int streak;
 
 	int nwriters; /* application files open for writing (under the lock) */
 	/* The target's chunks are mapped writable: only while the process has

@@ -47,6 +47,8 @@ static void kpos_start(struct sfs_file *f, int fd)
 		return;
 	int saved = errno;
 	sfs_mutex_lock(&f->kpos_lock);
+	/* Its unseen writes: only the kernel's fsync knows them (logsync.h). */
+	atomic_store(&f->inode->unseen, true);
 	if (!sfs_file_kpos_on(f)) {
 		sfs_inode_flush(f->inode, SFS_FLUSH_VISIBLE);
 		push(f, fd);

@@ -24,6 +24,7 @@
 #include "../util/threads.h"
 #include "flush.h"
 #include "logged.h"
+#include "logsync.h"
 #include "../util/signals.h"
 #include "ahead.h"
 #include "data.h"
@@ -276,6 +277,7 @@ int sfs_lease_drop_locked(struct sfs_inode *in)
 {
 	if (!sfs_inode_leased(in))
 		return 0;
+	sfs_logsync_off_locked(in);
 	int rc = sfs_inode_flush_locked(in, SFS_FLUSH_VISIBLE);
 	if (rc && atomic_load(&in->staged)) {
 		/* The window cannot go in (its file changed behind the lease,

@@ -169,7 +169,9 @@ static int ready(void)
 					  sfs_g.priv_dir, strerror(-rc),
 					  sfs_g.opt.mode == SFS_MODE_STRICT ?
 						  "strict-mode writes fail until it can be made" :
-						  "writes are made durable one by one meanwhile");
+					  sfs_g.opt.mode == SFS_MODE_SYNC ?
+						  "writes are made durable one by one meanwhile" :
+						  "fdatasync is the kernel's meanwhile");
 			L.open_error = rc;
 			L.retry_at = now + 1000000000;
 		} else {

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The operation log of sync and strict modes (format.h has the layout).
+/* The operation log of sync and strict modes (format.h has the layout), which
+ * also serves POSIX mode's fdatasync of a file that only grew (fs/logsync.h).
  *
  * Every write to a managed file is first appended to this process's log as
  * a WRITE record carrying the data, written with one synchronous write

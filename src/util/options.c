@@ -45,6 +45,7 @@ static const struct sfs_options defaults = {
 	.staging = true,
 	.protect = false,
 	.share = true,
+	.logsync = true,
 	.stats = false,
 	.verbose = false,
 };
@@ -78,6 +79,8 @@ static const struct opt_row rows[] = {
 	{"protect", "SPLITFS_PROTECT", OPT_BOOL, offsetof(struct sfs_options, protect), NULL, 0, 0,
 	 false},
 	{"share", "SPLITFS_SHARE", OPT_BOOL, offsetof(struct sfs_options, share), NULL, 0, 0,
+	 false},
+	{"logsync", "SPLITFS_LOGSYNC", OPT_BOOL, offsetof(struct sfs_options, logsync), NULL, 0, 0,
 	 false},
 	{"stats", "SPLITFS_STATS", OPT_BOOL, offsetof(struct sfs_options, stats), NULL, 0, 0,
 	 false},

@@ -32,6 +32,8 @@ struct sfs_options {
 	bool protect;		/* file mappings read-only except inside a write */
 	bool share;		/* store into files other library processes have
 				 * open too (fs/share.h; off: the kernel writes) */
+	bool logsync;		/* POSIX mode: a small append's fdatasync served
+				 * by the operation log (fs/logsync.h) */
 	bool stats;
 	bool verbose;
 	char root[PATH_MAX];	   /* empty: the library passes everything through */

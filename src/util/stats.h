@@ -91,7 +91,9 @@
 	X(ahead_unmaps)                                                                            \
 	X(cold_writes)                                                                             \
 	X(ahead_small_folios)                                                                      \
-	X(small_folio_pwrites)
+	X(small_folio_pwrites)                                                                     \
+	X(log_syncs)                                                                               \
+	X(log_syncs_empty)
 /* clang-format on */
 
 enum sfs_call {

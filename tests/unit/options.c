@@ -20,7 +20,7 @@ static const char *const envs[] = {
 	"SPLITFS_ROOT",		"SPLITFS_MODE",	    "SPLITFS_MAP_SIZE",	  "SPLITFS_STAGING_FILES",
 	"SPLITFS_STAGING_SIZE", "SPLITFS_LOG_SIZE", "SPLITFS_RELINK",	  "SPLITFS_STAGING",
 	"SPLITFS_PROTECT",	"SPLITFS_STATS",    "SPLITFS_STATS_FILE", "SPLITFS_VERBOSE",
-	"SPLITFS_SHARE",	"SPLITFS_COLD_MIN",
+	"SPLITFS_SHARE",	"SPLITFS_COLD_MIN", "SPLITFS_LOGSYNC",
 };
 
 static void clear_env(void)
@@ -43,8 +43,9 @@ U_TEST(defaults, "every option's default with no SPLITFS_* set")
 	U_CHECK(o.log_size == 16 * MIB, "log_size %llu", (unsigned long long)o.log_size);
 	U_CHECK(o.cold_min == 0, "cold_min %llu", (unsigned long long)o.cold_min);
 	U_CHECK(o.relink == SFS_RELINK_AUTO, "relink %d", o.relink);
-	U_CHECK(o.staging && !o.protect && !o.stats && !o.verbose && o.share,
-		"booleans %d %d %d %d %d", o.staging, o.protect, o.stats, o.verbose, o.share);
+	U_CHECK(o.staging && !o.protect && !o.stats && !o.verbose && o.share && o.logsync,
+		"booleans %d %d %d %d %d %d", o.staging, o.protect, o.stats, o.verbose, o.share,
+		o.logsync);
 	U_CHECK(o.stats_file[0] == '\0', "stats_file \"%s\"", o.stats_file);
 }
 
@@ -62,6 +63,7 @@ U_TEST(environment, "each SPLITFS_* variable read into its field")
 	setenv("SPLITFS_STAGING", "off", 1);
 	setenv("SPLITFS_PROTECT", "YES", 1);
 	setenv("SPLITFS_SHARE", "no", 1);
+	setenv("SPLITFS_LOGSYNC", "0", 1);
 	setenv("SPLITFS_STATS", "true", 1);
 	setenv("SPLITFS_STATS_FILE", "/tmp/s.json", 1);
 	setenv("SPLITFS_VERBOSE", "On", 1);
@@ -79,7 +81,8 @@ U_TEST(environment, "each SPLITFS_* variable read into its field")
 	U_CHECK(o.log_size == 1ull << 30, "log_size %llu", (unsigned long long)o.log_size);
 	U_CHECK(o.cold_min == 48 * MIB, "cold_min %llu", (unsigned long long)o.cold_min);
 	U_CHECK(o.relink == SFS_RELINK_COPY, "relink %d", o.relink);
-	U_CHECK(!o.staging && o.protect && o.stats && o.verbose && !o.share, "booleans");
+	U_CHECK(!o.staging && o.protect && o.stats && o.verbose && !o.share && !o.logsync,
+		"booleans");
 	U_CHECK(strcmp(o.stats_file, "/tmp/s.json") == 0, "stats_file \"%s\"", o.stats_file);
 }
 
@@ -224,6 +227,7 @@ U_TEST(print, "SPLITFS_VERBOSE lines: value and env|default")
 		"splitfs: option 'relink': auto (default)\n",
 		"splitfs: option 'staging': 1 (default)\n",
 		"splitfs: option 'share': 1 (default)\n",
+		"splitfs: option 'logsync': 1 (default)\n",
 		"splitfs: option 'cold_min': 0 (default)\n",
 	};
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
@@ -232,5 +236,5 @@ U_TEST(print, "SPLITFS_VERBOSE lines: value and env|default")
 	int lines = 0;
 	for (char *c = out; *c; c++)
 		lines += *c == '\n';
-	U_CHECK(lines == 14, "%d lines, want one per option (14)", lines);
+	U_CHECK(lines == 15, "%d lines, want one per option (15)", lines);
 }

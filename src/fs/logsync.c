@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#define _GNU_SOURCE
+#include "logsync.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/uio.h>
+
+#include "../oplog/oplog.h"
+#include "../sys/global.h"
+#include "../sys/real.h"
+#include "../util/stats.h"
+#include "flush.h"
+#include "lease.h"
+#include "logged.h"
+
+/* What the file must be for the log to serve its syncs (logsync.h). */
+static bool servable(struct sfs_inode *in)
+{
+	return sfs_g.opt.mode == SFS_MODE_POSIX && !atomic_load(&in->dax) && in->writable &&
+	       sfs_inode_leased(in) && !atomic_load(&in->share) && !atomic_load(&in->unseen);
+}
+
+/* The bytes [from, to) of the file into one record. 0, or why not. */
+static int log_range(struct sfs_inode *in, int64_t from, int64_t to)
+{
+	size_t n = (size_t)(to - from);
+	char *buf = malloc(n);
+	if (!buf)
+		return -ENOMEM;
+	ssize_t r = sfs_real.pread(in->kfd, buf, n, from);
+	int rc = r == (ssize_t)n ? 0 : -EIO;
+	struct iovec v = {buf, n};
+	if (!rc)
+		rc = sfs_oplog_write(&in->log, in->kfd, in->ino, &v, 1, n, from, to);
+	if (!rc) {
+		sfs_oplog_done(); /* applied already: the page cache has them */
+		atomic_store(&in->log.logged, true);
+	}
+	free(buf);
+	return rc;
+}
+
+bool sfs_logsync_try(struct sfs_inode *in)
+{
+	if (!atomic_load_explicit(&in->logsync, memory_order_relaxed))
+		return false;
+	bool served = false;
+	sfs_inode_lock(in);
+	/* Not while a kernel sync runs: durable_end counts it done. */
+	if (!atomic_load(&in->logsync) || in->ksyncs || atomic_load(&in->other_dirty) ||
+	    !servable(in) || sfs_inode_flush_locked(in, SFS_FLUSH_VISIBLE) != 0)
+		goto out;
+	int64_t from = atomic_load(&in->durable_end), to = atomic_load(&in->size);
+	if (from < 0 || to < from || to - from > SFS_LOGSYNC_MAX)
+		goto out;
+	if (to == from) {
+		sfs_stat_event(SFS_EV_log_syncs_empty, 1);
+		served = true;
+	} else if (log_range(in, from, to) == 0) {
+		atomic_store(&in->durable_end, to);
+		sfs_stat_event(SFS_EV_log_syncs, 1);
+		served = true;
+	}
+out:
+	sfs_inode_unlock(in);
+	return served;
+}
+
+int64_t sfs_logsync_kernel_begin(struct sfs_inode *in)
+{
+	if (sfs_g.opt.mode != SFS_MODE_POSIX)
+		return -1;
+	int64_t covered = -1;
+	sfs_inode_lock(in);
+	/* Appends since the caller's relink are in the file too. */
+	if (sfs_inode_flush_locked(in, SFS_FLUSH_VISIBLE) != 0)
+		goto out;
+	if (!atomic_load(&in->logsync)) {
+		bool small = servable(in) && atomic_load(&in->small_appends);
+		in->streak = small ? in->streak + 1 : 0;
+		if (!small || in->streak < SFS_LOGSYNC_STREAK || !sfs_g.opt.logsync)
+			goto out;
+		/* Overwrites without the lock are out before it is on, and take
+		 * the locked path (sfs_logsync_wrote) after. */
+		sfs_barrier_close(in);
+		atomic_store(&in->logsync, true);
+		sfs_barrier_open(in);
+	}
+	atomic_store(&in->other_dirty, false);
+	covered = atomic_load(&in->size);
+	atomic_store(&in->durable_end, covered);
+	in->ksyncs++;
+out:
+	sfs_inode_unlock(in);
+	return covered;
+}
+
+int sfs_logsync_kernel_end(struct sfs_inode *in, int64_t covered, int rc)
+{
+	if (sfs_g.opt.mode != SFS_MODE_POSIX || (covered < 0 && !atomic_load(&in->log.logged)))
+		return rc;
+	sfs_inode_lock(in);
+	if (covered >= 0) {
+		in->ksyncs--;
+		if (rc)
+			atomic_store(&in->other_dirty, true);
+	}
+	/* Durable in the file now: its records must not be replayed over
+	 * what is written after this sync. */
+	if (!rc && atomic_load(&in->log.logged))
+		rc = sfs_inode_log_commit(in);
+	sfs_inode_unlock(in);
+	return rc;
+}
+
+void sfs_logsync_off_locked(struct sfs_inode *in)
+{
+	atomic_store(&in->logsync, false);
+	atomic_store(&in->durable_end, -1);
+	in->streak = 0;
+}

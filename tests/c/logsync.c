@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Description: POSIX mode serves the fdatasync of a file that only grew a
+ * little since its last sync with one write into the operation log
+ * (src/fs/logsync.h); any other change since that sync must make the
+ * fdatasync the kernel's, since the record covers only the bytes past the
+ * file's durable end. Three children (this program again, statistics on),
+ * each writing a log file with pwrite at its end and fdatasync:
+ *   - appends: ROUNDS records, each synced;
+ *   - overwrites: the same, and before each record from CHANGE_FROM on an
+ *     overwrite of the file's first bytes;
+ *   - truncations: the same, and before each record from CHANGE_FROM on a
+ *     truncation of the last byte (the record then starts there).
+ * The appends' syncs from the 21st on are served by the log; the others'
+ * only until CHANGE_FROM. Each file must hold what was written. The counts
+ * are asserted in POSIX mode; the contents in every mode.
+ *   logsync DIR */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdint.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "helpers.h"
+
+#define ROUNDS 60
+#define CHANGE_FROM 30 /* the round from which the other changes come */
+/* Syncs before the log serves them: the lease comes with the 16th write
+ * (src/fs/lease.c), then SFS_LOGSYNC_STREAK (4) small syncs in a row. */
+#define UNSERVED 20
+#define REC 300
+
+enum kind { APPENDS, OVERWRITES, TRUNCATIONS, KINDS };
+static const char *const kinds[KINDS] = {"appends", "overwrites", "truncations"};
+
+/* What the file holds after n rounds of kind k (model, *size). */
+static void play(enum kind k, int fd, unsigned char *model, long *size)
+{
+	unsigned char rec[REC];
+	*size = 0;
+	for (int r = 0; r < ROUNDS; r++) {
+		if (r >= CHANGE_FROM && k == OVERWRITES) {
+			unsigned char x[8];
+			memset(x, 'A' + r % 26, sizeof(x));
+			memcpy(model, x, sizeof(x));
+			if (fd >= 0)
+				T_REQUIRE(pwrite(fd, x, sizeof(x), 0) == (ssize_t)sizeof(x),
+					  "overwrite");
+		}
+		if (r >= CHANGE_FROM && k == TRUNCATIONS) {
+			*size -= 1;
+			if (fd >= 0)
+				T_REQUIRE(ftruncate(fd, *size) == 0, "truncate");
+		}
+		for (int i = 0; i < REC; i++)
+			rec[i] = (unsigned char)(r * 7 + i);
+		memcpy(model + *size, rec, REC);
+		if (fd >= 0) {
+			T_REQUIRE(pwrite(fd, rec, REC, *size) == REC, "append %d", r);
+			T_REQUIRE(fdatasync(fd) == 0, "fdatasync %d", r);
+		}
+		*size += REC;
+	}
+}
+
+static void writer(const char *path, enum kind k)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	T_REQUIRE(fd >= 0, "create %s", path);
+	static unsigned char model[ROUNDS * REC];
+	long size;
+	play(k, fd, model, &size);
+	T_CHECK(close(fd) == 0, "close");
+}
+
+int main(int argc, char **argv)
+{
+	T_REQUIRE(argc == 2, "usage: logsync DIR");
+	const char *role = getenv("LOGSYNC_ROLE");
+	if (role) {
+		writer(t_path(argv[1], role), (enum kind)(role[0] - '0'));
+		return t_result();
+	}
+	const char *mode = getenv("SPLITFS_MODE");
+	bool posix = t_under_splitfs() && (!mode || strcmp(mode, "posix") == 0);
+	long logged[KINDS];
+	for (int k = 0; k < KINDS; k++) {
+		char name[2] = {(char)('0' + k), 0};
+		char *path = strdup(t_path(argv[1], name));
+		char *stats = strdup(t_path(argv[1], "stats"));
+		unlink(stats);
+		const char *env[] = {
+			"LOGSYNC_ROLE", name, "SPLITFS_STATS", "1", "SPLITFS_STATS_FILE",
+			stats,		NULL};
+		int st = t_run_self(argv[1], env, NULL);
+		T_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: the writer failed (%#x)",
+			kinds[k], st);
+		static unsigned char model[ROUNDS * REC];
+		long size;
+		play((enum kind)k, -1, model, &size);
+		unsigned char *got = NULL;
+		long n = t_read_kernel(path, &got);
+		T_CHECK(n == size && got && memcmp(got, model, (size_t)size) == 0,
+			"%s: the file differs from what was written (%ld bytes, want %ld)",
+			kinds[k], n, size);
+		free(got);
+		logged[k] = t_stat_event(stats, "log_syncs");
+		if (logged[k] < 0) /* never counted */
+			logged[k] = 0;
+		free(path);
+		free(stats);
+	}
+	if (posix) {
+		T_CHECK(logged[APPENDS] == ROUNDS - UNSERVED,
+			"appends: %ld syncs served by the log, want %d", logged[APPENDS],
+			ROUNDS - UNSERVED);
+		for (int k = OVERWRITES; k < KINDS; k++)
+			T_CHECK(logged[k] == CHANGE_FROM - UNSERVED,
+				"%s: %ld syncs served by the log, want %d (every sync after a "
+				"change other than an append is the kernel's)",
+				kinds[k], logged[k], CHANGE_FROM - UNSERVED);
+	}
+	return t_result();
+}
