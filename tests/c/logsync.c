@@ -12,7 +12,8 @@
  *     truncation of the last byte (the record then starts there).
  * The appends' syncs from the 21st on are served by the log; the others'
  * only until CHANGE_FROM. Each file must hold what was written. The counts
- * are asserted in POSIX mode; the contents in every mode.
+ * are asserted in POSIX mode off DAX (the log serves no sync on DAX); the
+ * contents in every mode.
  *   logsync DIR */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -82,6 +83,9 @@ int main(int argc, char **argv)
 	}
 	const char *mode = getenv("SPLITFS_MODE");
 	bool posix = t_under_splitfs() && (!mode || strcmp(mode, "posix") == 0);
+	/* On DAX a synced file's fsync makes no system call already (its
+	 * stores are flushed as they are made): the log serves none there. */
+	bool counted = posix;
 	long logged[KINDS];
 	for (int k = 0; k < KINDS; k++) {
 		char name[2] = {(char)('0' + k), 0};
@@ -103,13 +107,15 @@ int main(int argc, char **argv)
 			"%s: the file differs from what was written (%ld bytes, want %ld)",
 			kinds[k], n, size);
 		free(got);
+		if (t_on_dax(path))
+			counted = false;
 		logged[k] = t_stat_event(stats, "log_syncs");
 		if (logged[k] < 0) /* never counted */
 			logged[k] = 0;
 		free(path);
 		free(stats);
 	}
-	if (posix) {
+	if (counted) {
 		T_CHECK(logged[APPENDS] == ROUNDS - UNSERVED,
 			"appends: %ld syncs served by the log, want %d", logged[APPENDS],
 			ROUNDS - UNSERVED);
