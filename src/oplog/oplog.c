@@ -163,15 +163,21 @@ static int ready(void)
 		rc = open_log();
 		if (rc) {
 			/* Said once; tried again a second later (space may have
-			 * been freed, the directory made writable). */
-			if (!L.open_error)
+			 * been freed, the directory made writable). POSIX mode
+			 * loses only speed (its fdatasync is the kernel's): a
+			 * performance event, not a message on the program's
+			 * stderr, but with SPLITFS_VERBOSE. */
+			if (!L.open_error && sfs_g.opt.mode != SFS_MODE_POSIX)
 				sfs_error("cannot make the operation log in %s: %s; %s",
 					  sfs_g.priv_dir, strerror(-rc),
 					  sfs_g.opt.mode == SFS_MODE_STRICT ?
 						  "strict-mode writes fail until it can be made" :
-					  sfs_g.opt.mode == SFS_MODE_SYNC ?
-						  "writes are made durable one by one meanwhile" :
-						  "fdatasync is the kernel's meanwhile");
+						  "writes are made durable one by one meanwhile");
+			else if (!L.open_error && sfs_g.opt.verbose)
+				sfs_msg("cannot make the operation log in %s: %s; fdatasync is "
+					"the kernel's meanwhile",
+					sfs_g.priv_dir, strerror(-rc));
+			sfs_stat_event(SFS_EV_log_unavailable, 1);
 			L.open_error = rc;
 			L.retry_at = now + 1000000000;
 		} else {

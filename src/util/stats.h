@@ -93,7 +93,8 @@
 	X(ahead_small_folios)                                                                      \
 	X(small_folio_pwrites)                                                                     \
 	X(log_syncs)                                                                               \
-	X(log_syncs_empty)
+	X(log_syncs_empty)                                                                         \
+	X(log_unavailable)
 /* clang-format on */
 
 enum sfs_call {
