@@ -150,10 +150,10 @@ int sfs_inode_sync(struct sfs_inode *in, int fd, bool datasync)
 	 * made durable by one write into the log (logsync.h). */
 	if (datasync && sfs_logsync_try(in))
 		return 0;
-	int rc = sfs_inode_flush(in, SFS_FLUSH_DURABLE);
+	int64_t covered;
+	int rc = sfs_logsync_kernel_begin(in, &covered); /* relinks durably */
 	if (rc)
 		return rc;
-	int64_t covered = sfs_logsync_kernel_begin(in);
 	/* Outside the inode lock: writers need not wait for the device. What
 	 * the kernel changes from here on marks the inode kdirty again. */
 	atomic_store(&in->kdirty, false);

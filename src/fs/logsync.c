@@ -17,8 +17,8 @@
 /* What the file must be for the log to serve its syncs (logsync.h). */
 static bool servable(struct sfs_inode *in)
 {
-	return sfs_g.opt.mode == SFS_MODE_POSIX && !atomic_load(&in->dax) && in->writable &&
-	       sfs_inode_leased(in) && !atomic_load(&in->share) && !atomic_load(&in->unseen);
+	return !atomic_load(&in->dax) && in->writable && sfs_inode_leased(in) &&
+	       !atomic_load(&in->share) && !atomic_load(&in->unseen);
 }
 
 /* The bytes [from, to) of the file into one record. 0, or why not. */
@@ -67,14 +67,14 @@ out:
 	return served;
 }
 
-int64_t sfs_logsync_kernel_begin(struct sfs_inode *in)
+int sfs_logsync_kernel_begin(struct sfs_inode *in, int64_t *covered)
 {
-	if (sfs_g.opt.mode != SFS_MODE_POSIX)
-		return -1;
-	int64_t covered = -1;
+	*covered = -1;
 	sfs_inode_lock(in);
-	/* Appends since the caller's relink are in the file too. */
-	if (sfs_inode_flush_locked(in, SFS_FLUSH_VISIBLE) != 0)
+	/* Under the lock: no append comes between the relink and the size
+	 * the sync is noted to cover. */
+	int rc = sfs_inode_flush_locked(in, SFS_FLUSH_DURABLE);
+	if (rc)
 		goto out;
 	if (!atomic_load(&in->logsync)) {
 		bool small = servable(in) && atomic_load(&in->small_appends);
@@ -88,17 +88,17 @@ int64_t sfs_logsync_kernel_begin(struct sfs_inode *in)
 		sfs_barrier_open(in);
 	}
 	atomic_store(&in->other_dirty, false);
-	covered = atomic_load(&in->size);
-	atomic_store(&in->durable_end, covered);
+	*covered = atomic_load(&in->size);
+	atomic_store(&in->durable_end, *covered);
 	in->ksyncs++;
 out:
 	sfs_inode_unlock(in);
-	return covered;
+	return rc;
 }
 
 int sfs_logsync_kernel_end(struct sfs_inode *in, int64_t covered, int rc)
 {
-	if (sfs_g.opt.mode != SFS_MODE_POSIX || (covered < 0 && !atomic_load(&in->log.logged)))
+	if (covered < 0 && !atomic_load(&in->log.logged))
 		return rc;
 	sfs_inode_lock(in);
 	if (covered >= 0) {

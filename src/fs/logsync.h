@@ -41,10 +41,12 @@
  * call returns 0), false when the kernel's fdatasync must. Takes the lock. */
 bool sfs_logsync_try(struct sfs_inode *in);
 
-/* Around the kernel's sync of in (flush.c), whose window is relinked: begin
- * returns what end needs; end gets the sync's result and returns the
- * call's (the file's records die once it is durable). Take the lock. */
-int64_t sfs_logsync_kernel_begin(struct sfs_inode *in);
+/* Around the kernel's sync of in (flush.c): begin relinks the window
+ * durably, under the lock it notes what the sync covers in (*covered: what
+ * end needs), and returns 0 or -errno; end gets the sync's result and
+ * returns the call's (the file's records die once it is durable). Take the
+ * lock. POSIX mode: flush.c calls these and sfs_logsync_try only there. */
+int sfs_logsync_kernel_begin(struct sfs_inode *in, int64_t *covered);
 int sfs_logsync_kernel_end(struct sfs_inode *in, int64_t covered, int rc);
 
 /* A write at off (append: at the end of the file) under the inode lock:

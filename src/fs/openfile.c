@@ -207,11 +207,13 @@ bool sfs_openfile_widen(struct sfs_inode *in)
 		/* At the shared open file's offset, which an unseen write
 		 * through a descriptor 0-2 uses (kpos.h); an O_APPEND open's
 		 * at the end, where its next unseen write goes. */
-		off_t at = in->kappend ? -1 : sfs_real.lseek(in->kfd, 0, SEEK_CUR);
-		if (in->kappend)
+		if (in->kappend) {
 			sfs_real.lseek(nfd, 0, SEEK_END);
-		else if (at > 0)
-			sfs_real.lseek(nfd, at, SEEK_SET);
+		} else {
+			off_t at = sfs_real.lseek(in->kfd, 0, SEEK_CUR);
+			if (at > 0)
+				sfs_real.lseek(nfd, at, SEEK_SET);
+		}
 		kfd = sfs_internal_dup(nfd);
 		sfs_real.close(nfd);
 	}
