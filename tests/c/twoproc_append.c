@@ -37,27 +37,8 @@ static int append_records(const char *path, uint32_t writer)
 static void verify(const char *what, const unsigned char *data, long size)
 {
 	T_CHECK(size == 2L * NREC * 64, "%s: size %ld want %ld", what, size, 2L * NREC * 64);
-	static unsigned char seen[2][NREC];
-	memset(seen, 0, sizeof(seen));
-	uint64_t next[2] = {0, 0};
-	long bad = 0;
-	for (long off = 0; off + 64 <= size; off += 64) {
-		struct rec r;
-		memcpy(&r, data + off, sizeof(r));
-		if (!rec_ok(&r) || r.writer > 1 || r.seq >= NREC) {
-			bad++;
-			continue;
-		}
-		/* Each writer's records are in its own order. */
-		if (r.seq != next[r.writer])
-			bad++;
-		next[r.writer] = r.seq + 1;
-		seen[r.writer][r.seq]++;
-	}
-	long missing = 0;
-	for (int w = 0; w < 2; w++)
-		for (int i = 0; i < NREC; i++)
-			missing += seen[w][i] != 1;
+	long bad, missing;
+	rec_count_two(data, size, NREC, &bad, &missing);
 	T_CHECK(bad == 0 && missing == 0, "%s: %ld bad or out-of-order records, %ld missing", what,
 		bad, missing);
 }

@@ -62,22 +62,8 @@ int main(int argc, char **argv)
 	unsigned char *data;
 	long size = t_read_kernel(path, &data);
 	T_CHECK(size == 2L * NREC * 64, "size %ld, want %ld", size, 2L * NREC * 64);
-	static unsigned char seen[2][NREC];
-	uint64_t next[2] = {0, 0};
-	long bad = 0, missing = 0;
-	for (long off = 0; off + 64 <= size; off += 64) {
-		struct rec r;
-		memcpy(&r, data + off, sizeof(r));
-		if (!rec_ok(&r) || r.writer > 1 || r.seq >= NREC || r.seq != next[r.writer]) {
-			bad++;
-			continue;
-		}
-		next[r.writer] = r.seq + 1;
-		seen[r.writer][r.seq]++;
-	}
-	for (int w = 0; w < 2; w++)
-		for (int i = 0; i < NREC; i++)
-			missing += seen[w][i] != 1;
+	long bad, missing;
+	rec_count_two(data, size, NREC, &bad, &missing);
 	T_CHECK(bad == 0 && missing == 0, "%ld bad or out-of-order records, %ld missing", bad,
 		missing);
 	free(data);
