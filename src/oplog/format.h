@@ -48,12 +48,26 @@
  *             followed by the path at the time (NUL-terminated). Long paths
  *             simply make the payload span more 64-byte units.
  *   WRITE     file, off, payload = the bytes written there; arg = the file's
- *             logical size after the write.
- *   TRUNCATE  file, off = the new size.
+ *             logical size after the write. Older versions' (this one
+ *             writes WRITE_TIMED).
+ *   TRUNCATE  file, off = the new size; arg = the time it was logged
+ *             (CLOCK_REALTIME, ns; 0 in older versions' logs), which
+ *             replay gives the file as its modification time when this is
+ *             its last record.
  *   COMMIT    file: everything logged for it before this record is in the
  *             file itself, durably (after a per-file checkpoint); replay
  *             skips it. Written by the owner (when the file leaves it:
- *             closed, its lease broken, checkpointed). */
+ *             closed, its lease broken, checkpointed).
+ *   WRITE_TIMED  as WRITE, and the file's modification time with it: the
+ *             payload is a struct sfs_log_mtime, then the bytes. Replay
+ *             gives the file that time when this is its last record, not
+ *             the replay's own: a synchronous write or fsync makes the
+ *             time durable with the bytes. A write of sync or strict mode
+ *             is logged before it is applied: the time then is when it
+ *             was logged (the kernel's for the write is a moment later).
+ *             POSIX mode's syncs served by the log (fs/logsync.h) log the
+ *             file's own time. Older recoveries step over it (an op they
+ *             do not know). */
 #ifndef SFS_OPLOG_FORMAT_H
 #define SFS_OPLOG_FORMAT_H
 
@@ -78,7 +92,9 @@ enum sfs_log_op {
 	SFS_LOG_WRITE = 3,
 	SFS_LOG_TRUNCATE = 4,
 	SFS_LOG_COMMIT = 5,
+	SFS_LOG_WRITE_TIMED = 6,
 };
+#define SFS_LOG_OP_LAST SFS_LOG_WRITE_TIMED
 
 struct sfs_log_entry {
 	uint32_t crc;	 /* CRC32C of the entry (this field 0) and the payload */
@@ -102,6 +118,13 @@ static_assert(offsetof(struct sfs_log_entry, gen) == 16, "entry layout");
 static_assert(offsetof(struct sfs_log_entry, seq) == 24, "entry layout");
 static_assert(offsetof(struct sfs_log_entry, off) == 32, "entry layout");
 static_assert(offsetof(struct sfs_log_entry, arg) == 40, "entry layout");
+
+/* The head of a WRITE_TIMED record's payload: st_mtim. */
+struct sfs_log_mtime {
+	int64_t sec;
+	int64_t nsec;
+};
+static_assert(sizeof(struct sfs_log_mtime) == 16, "a WRITE_TIMED's time is 16 bytes");
 
 /* The header's payload: where the log was written, and its set. */
 struct sfs_log_ident {

@@ -32,7 +32,9 @@
 #include "logfile.h"
 #include "recover.h"
 
-#define MAX_IOV 64
+/* The pieces of a write's data one record takes: with its time, what
+ * logfile.c writes (64). */
+#define MAX_IOV 63
 
 /* The log set's generation and record numbers (format.h: one for all its
  * files). Writers count themselves in `inflight` until the record (and the
@@ -428,22 +430,29 @@ static int bind_file(struct sfs_oplog_file *lf, int kfd, ino_t ino)
 	return 0;
 }
 
-/* The WRITE record of n bytes at off for file id, bound in generation gen,
- * its ticket kept (sfs_oplog_done). -ESTALE: a checkpoint moved to a new
- * generation between the binding and the claim, so the record names a
- * dead id (its ticket given back): the caller binds and writes again. */
+/* The WRITE_TIMED record of n bytes at off for file id, bound in
+ * generation gen, with the time now (format.h), its ticket kept
+ * (sfs_oplog_done). -ESTALE: a checkpoint moved to a new generation
+ * between the binding and the claim, so the record names a dead id (its
+ * ticket given back): the caller binds and writes again. */
 static int write_record(struct sfs_oplog_file *lf, uint32_t id, uint64_t gen,
 			const struct iovec *iov, int cnt, size_t n, int64_t off, int64_t size_after)
 {
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	struct sfs_log_mtime t = {now.tv_sec, now.tv_nsec};
+	struct iovec v[MAX_IOV + 1];
+	v[0] = (struct iovec){&t, sizeof(t)};
+	memcpy(v + 1, iov, (size_t)cnt * sizeof(*iov));
 	struct sfs_log_entry e = {
-		.op = SFS_LOG_WRITE,
-		.payload = (uint32_t)n,
+		.op = SFS_LOG_WRITE_TIMED,
+		.payload = (uint32_t)(sizeof(t) + n),
 		.file = id,
 		.off = (uint64_t)off,
 		.arg = (uint64_t)size_after,
 	};
 	atomic_store(&lf->logged, true);
-	int rc = append(&e, iov, cnt, true);
+	int rc = append(&e, v, cnt + 1, true);
 	if (rc)
 		return rc;
 	if (e.gen != gen) {
@@ -476,7 +485,7 @@ int sfs_oplog_write(struct sfs_oplog_file *lf, int kfd, ino_t ino, const struct 
 	int rc = ready();
 	if (rc)
 		return rc;
-	if (cnt > MAX_IOV || n > UINT32_MAX)
+	if (cnt > MAX_IOV || n > UINT32_MAX - sizeof(struct sfs_log_mtime))
 		return -E2BIG;
 	/* A record the claim could only fit by checkpointing lies dead at the
 	 * start of the new generation (-ESTALE). A record that cannot fit
@@ -487,7 +496,7 @@ int sfs_oplog_write(struct sfs_oplog_file *lf, int kfd, ino_t ino, const struct 
 	 * STALE_TRIES the write is refused as too big (the caller writes it
 	 * durably, not atomically). */
 	for (int tries = 0; tries < STALE_TRIES; tries++) {
-		if (tries > 0 && too_big_to_retry(n)) {
+		if (tries > 0 && too_big_to_retry(n + sizeof(struct sfs_log_mtime))) {
 			rc = next_generation(atomic_load(&L.slot->gen));
 			if (rc)
 				return rc;
@@ -506,7 +515,7 @@ int sfs_oplog_write_bound(struct sfs_oplog_file *lf, const struct iovec *iov, in
 			  int64_t off, int64_t size_after)
 {
 	if (atomic_load(&L.closed) || !__atomic_load_n(&L.opened, __ATOMIC_ACQUIRE) ||
-	    cnt > MAX_IOV || n > UINT32_MAX)
+	    cnt > MAX_IOV || n > UINT32_MAX - sizeof(struct sfs_log_mtime))
 		return -EAGAIN;
 	uint64_t gen = __atomic_load_n(&lf->gen, __ATOMIC_ACQUIRE);
 	uint32_t id = __atomic_load_n(&lf->id, __ATOMIC_RELAXED);
@@ -529,7 +538,13 @@ int sfs_oplog_truncate(struct sfs_oplog_file *lf, int kfd, ino_t ino, int64_t si
 	rc = bind_file(lf, kfd, ino);
 	if (rc)
 		return rc;
-	struct sfs_log_entry e = {.op = SFS_LOG_TRUNCATE, .file = lf->id, .off = (uint64_t)size};
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	struct sfs_log_entry e = {.op = SFS_LOG_TRUNCATE,
+				  .file = lf->id,
+				  .off = (uint64_t)size,
+				  .arg = (uint64_t)now.tv_sec * 1000000000u +
+					 (uint64_t)now.tv_nsec};
 	lf->logged = true;
 	return append(&e, NULL, 0, false);
 }

@@ -67,7 +67,8 @@ bool sfs_oplog_dax(void);
 int sfs_oplog_ready(void);
 
 /* Logs a write of iov (n bytes) at off to the file lf (open at kfd, inode
- * number ino); size_after is the file's size after it. Durable on return.
+ * number ino); size_after is the file's size after it. Its time (which
+ * replay gives the file back: format.h, WRITE_TIMED) is now. Durable on return.
  * Caller holds the inode lock and calls sfs_oplog_done once the write is
  * applied. -E2BIG: larger than the log. */
 int sfs_oplog_write(struct sfs_oplog_file *lf, int kfd, ino_t ino, const struct iovec *iov, int cnt,

@@ -74,6 +74,9 @@ struct rfile {
 	uint64_t commit_seq;		  /* records up to here are in the file */
 	const struct sfs_log_entry *bind; /* its FILE record */
 	int fd;				  /* opened on first use; -1 not yet, -2 not found */
+	/* The time its last applied record gives back (none: the replay's). */
+	bool timed;
+	struct timespec mtime;
 };
 
 struct replay {
@@ -150,7 +153,7 @@ static int open_bound(struct replay *r, const struct sfs_log_entry *b)
 static bool valid(const struct sfs_log_entry *e, uint64_t gen, uint64_t room)
 {
 	return e->gen == gen && e->version == 1 && e->op >= SFS_LOG_FILE &&
-	       e->op <= SFS_LOG_COMMIT && sfs_log_record_len(e->payload) <= room &&
+	       e->op <= SFS_LOG_OP_LAST && sfs_log_record_len(e->payload) <= room &&
 	       e->crc == sfs_log_crc(e, e + 1);
 }
 
@@ -159,7 +162,7 @@ static bool valid(const struct sfs_log_entry *e, uint64_t gen, uint64_t room)
 static bool corrupt(const struct sfs_log_entry *e, uint64_t gen, uint64_t room)
 {
 	return e->gen == gen && e->version == 1 && e->op >= SFS_LOG_FILE &&
-	       e->op <= SFS_LOG_COMMIT && sfs_log_record_len(e->payload) <= room &&
+	       e->op <= SFS_LOG_OP_LAST && sfs_log_record_len(e->payload) <= room &&
 	       e->crc != sfs_log_crc(e, e + 1);
 }
 
@@ -225,20 +228,37 @@ static void apply(struct replay *r, const struct sfs_log_entry *e)
 		return; /* in the page cache already, or changed since */
 	const struct sfs_sys *sys = r->env->sys;
 	int rc = 0;
-	if (e->op == SFS_LOG_WRITE) {
+	if (e->op == SFS_LOG_WRITE || e->op == SFS_LOG_WRITE_TIMED) {
 		const char *data = (const char *)(e + 1);
-		for (uint32_t done = 0; done < e->payload && rc == 0;) {
-			ssize_t w = sys->pwrite(f->fd, data + done, e->payload - done,
-						(off_t)(e->off + done));
+		uint32_t len = e->payload;
+		struct sfs_log_mtime t = {0, -1};
+		if (e->op == SFS_LOG_WRITE_TIMED) {
+			if (len < sizeof(t)) {
+				note(r->rep, "replay", EINVAL);
+				return;
+			}
+			memcpy(&t, data, sizeof(t));
+			data += sizeof(t);
+			len -= (uint32_t)sizeof(t);
+		}
+		for (uint32_t done = 0; done < len && rc == 0;) {
+			ssize_t w =
+				sys->pwrite(f->fd, data + done, len - done, (off_t)(e->off + done));
 			if (w <= 0)
 				rc = w < 0 ? errno : EIO;
 			else
 				done += (uint32_t)w;
 		}
-		r->rep->bytes += e->payload;
+		r->rep->bytes += len;
+		f->timed = t.nsec >= 0 && t.nsec < 1000000000;
+		f->mtime = (struct timespec){(time_t)t.sec, (long)t.nsec};
 	} else if (e->op == SFS_LOG_TRUNCATE) {
 		if (sys->ftruncate(f->fd, (off_t)e->off) != 0)
 			rc = errno;
+		/* arg: the time in ns (older logs: 0, none). */
+		f->timed = e->arg != 0 && e->arg <= INT64_MAX;
+		f->mtime = (struct timespec){(time_t)(e->arg / 1000000000),
+					     (long)(e->arg % 1000000000)};
 	}
 	if (rc)
 		note(r->rep, "replay", rc);
@@ -345,13 +365,18 @@ static void replay_set(struct replay *r, const unsigned char *m, uint64_t len,
 			f->commit_seq = recs[i]->seq;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (recs[i]->op == SFS_LOG_WRITE || recs[i]->op == SFS_LOG_TRUNCATE)
+		if (recs[i]->op == SFS_LOG_WRITE || recs[i]->op == SFS_LOG_WRITE_TIMED ||
+		    recs[i]->op == SFS_LOG_TRUNCATE)
 			apply(r, recs[i]);
 	/* Every file with live records durable before the records die (on the
 	 * same mount too: what the page cache holds would not survive a crash
 	 * once the log is gone). */
 	for (size_t i = 0; i < r->nfiles; i++) {
 		struct rfile *f = &r->files[i]; /* opened by apply: live records */
+		/* The file's time as its last record had it, over the replay's. */
+		struct timespec times[2] = {{.tv_nsec = UTIME_OMIT}, f->mtime};
+		if (f->fd >= 0 && f->timed && r->env->sys->futimens(f->fd, times) != 0)
+			note(r->rep, "futimens", errno);
 		if (f->fd >= 0) {
 			if (r->env->sys->fsync(f->fd) != 0)
 				note(r->rep, "fsync", errno);

@@ -52,7 +52,8 @@
 	X(int, fallocate, (int, int, off_t, off_t))                                                \
 	X(int, statx, (int, const char *, int, unsigned int, struct statx *))                      \
 	X(int, fstatat, (int, const char *, struct stat *, int))                                   \
-	X(ssize_t, getdents64, (int, void *, size_t))
+	X(ssize_t, getdents64, (int, void *, size_t))                                              \
+	X(int, futimens, (int, const struct timespec *))
 
 struct sfs_sys {
 #define SFS_SYS_FIELD(ret, name, params) ret(*name) params;

@@ -13,12 +13,14 @@
  * process) | mixed | truncate (mixed, mostly truncate(2)). check exits 0 (the mode's
  * guarantees held), 1 (violations, each printed) or 2 (usage, I/O). */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../c/helpers.h"
@@ -147,6 +149,29 @@ static int usage(void)
 	return 2;
 }
 
+/* POSIX mode after a power cut at cut_ns (CLOCK_REALTIME): no file of dir
+ * may say it was modified later. The kernel's fsync makes a file's time
+ * durable with its data, and so does a record of the log that serves a
+ * sync (src/fs/logsync.h): replay gives the time back. */
+static void check_times(const char *dir, long long cut_ns)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		struct stat st;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    !S_ISREG(st.st_mode))
+			continue;
+		long long t = (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+		if (t > cut_ns)
+			violation("%s: modified %.3f s after the power cut (the recovery's time?)",
+				  e->d_name, (double)(t - cut_ns) / 1e9);
+	}
+	closedir(d);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 5)
@@ -202,5 +227,8 @@ int main(int argc, char **argv)
 		return usage();
 	if (rc)
 		return rc;
+	const char *cut = getenv("CRASH_CUT_NS");
+	if (k == KIND_POWER && cut)
+		check_times(dir, strtoll(cut, NULL, 10));
 	return violations ? 1 : 0;
 }

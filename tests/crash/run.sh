@@ -80,8 +80,10 @@ for mode in $MODES; do
 		done
 		[ $delay -gt 0 ] || delay=$((5 + RANDOM % 300))
 		sleep "$(printf '%d.%03d' $((delay / 1000)) $((delay % 1000)))"
+		cut_ns=
 		if [ "$KIND" = power ]; then
 			xfs_io -x -c "shutdown -f" "$ROOT" || echo "crash: shutdown of $ROOT failed"
+			cut_ns=$(date +%s%N)
 		fi
 		kill -9 "${pids[@]}" 2>/dev/null
 		wait "${pids[@]}" 2>/dev/null
@@ -110,8 +112,8 @@ for mode in $MODES; do
 			if [ "${wl[j]}" = sqlite ]; then
 				"$PY" "$SQL" check "${d[j]}" "${ack[j]}" "${wmodes[j]}" "$KIND" >"$T/check.out" 2>&1
 			else
-				"$TOOL" check "${wl[j]}" "${d[j]}" "${ack[j]}" "${wmodes[j]}" "$KIND" \
-					>"$T/check.out" 2>&1
+				CRASH_CUT_NS=$cut_ns "$TOOL" check "${wl[j]}" "${d[j]}" "${ack[j]}" \
+					"${wmodes[j]}" "$KIND" >"$T/check.out" 2>&1
 			fi
 			c=$?
 			per[${wl[j]}]=$((${per[${wl[j]}]:-0} + 1))

@@ -210,7 +210,7 @@ U_TEST(rules, "generation, op, version, room: skipped, not counted")
 		struct sfs_log_entry e = base;
 		e.op = (uint8_t)op;
 		put(img, 0, e, NULL);
-		bool rec = op >= SFS_LOG_FILE && op <= SFS_LOG_COMMIT;
+		bool rec = op >= SFS_LOG_FILE && op <= SFS_LOG_WRITE_TIMED;
 		U_CHECK(valid(at(0), GEN, 64) == rec && !corrupt(at(0), GEN, 64), "op %d", op);
 	}
 	put(img, 0, base, NULL);

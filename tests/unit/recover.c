@@ -3,7 +3,8 @@
  * crafted in a temporary directory and replayed by sfs_recover_dir through
  * libc (logcraft.c): after a crash (another boot, or another mount) every
  * valid record of the log's generation goes back in seq order, not log
- * order, WRITE as pwrite and TRUNCATE as ftruncate, skipping each file's
+ * order, WRITE as pwrite (WRITE_TIMED then the file's time back) and
+ * TRUNCATE as ftruncate, skipping each file's
  * records up to its last COMMIT; the log then gets the next generation and
  * this boot's ids and is renamed log.free.*, so a second recovery replays
  * nothing. Not replayed: a record with a bad CRC (counted), one of an older
@@ -20,6 +21,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -107,6 +109,77 @@ U_TEST(crash, "seq order, TRUNCATE, next generation, log.free.*")
 	U_REQUIRE(recover(NULL, NULL) == 0, "recover again");
 	U_CHECK(rep.logs == 0 && rep.records == 0 && strcmp(lc_read(tpath), "ZZYY45........E") == 0,
 		"a second recovery replays nothing (%u logs)", rep.logs);
+}
+
+/* A WRITE_TIMED record of data at off, the time {sec, nsec} before it. */
+static void timed_rec(struct lc_log *l, uint64_t seq, uint64_t off, const char *data, int64_t sec,
+		      int64_t nsec)
+{
+	char payload[256];
+	struct sfs_log_mtime t = {sec, nsec};
+	size_t n = strlen(data);
+	memcpy(payload, &t, sizeof(t));
+	memcpy(payload + sizeof(t), data, n);
+	lc_add(l,
+	       (struct sfs_log_entry){.op = SFS_LOG_WRITE_TIMED,
+				      .payload = (uint32_t)(sizeof(t) + n),
+				      .file = 1,
+				      .seq = seq,
+				      .off = off,
+				      .arg = off + n},
+	       payload);
+}
+
+static int64_t mtime_ns(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 ? (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec :
+				      -1;
+}
+
+U_TEST(timed, "WRITE_TIMED, TRUNCATE: the file's time from its last record; malformed not applied")
+{
+	U_REQUIRE(start("0123456789"), "setup");
+	struct lc_log l;
+	U_REQUIRE(crash_log(&l, 4), "log");
+	timed_rec(&l, 3, 8, "QQ", 1000000000, 7); /* after the other by seq */
+	timed_rec(&l, 2, 10, "TAIL", 999999999, 5);
+	U_REQUIRE(recover(&l, "log.1") == 0, "recover");
+	U_CHECK(strcmp(lc_read(tpath), "01234567QQTAIL") == 0, "content \"%s\"", lc_read(tpath));
+	U_CHECK(mtime_ns(tpath) == 1000000000LL * 1000000000 + 7,
+		"mtime %lld: the last record's, not the replay's", (long long)mtime_ns(tpath));
+	U_CHECK(rep.records == 2 && rep.bytes == 6 && !rep.first_error[0],
+		"records %u bytes %llu \"%s\"", rep.records, (unsigned long long)rep.bytes,
+		rep.first_error);
+	/* The time of the file's last record only: a TRUNCATE's (arg, ns);
+	 * none after an older version's WRITE (the replay's then). */
+	U_REQUIRE(crash_log(&l, 2), "log");
+	timed_rec(&l, 2, 0, "AB", 5, 0);
+	lc_add(&l,
+	       (struct sfs_log_entry){
+		       .op = SFS_LOG_TRUNCATE, .file = 1, .seq = 3, .off = 12, .arg = 77000000009},
+	       NULL);
+	U_REQUIRE(recover(&l, "log.3") == 0, "recover");
+	U_CHECK(strcmp(lc_read(tpath), "AB234567QQTA") == 0 && mtime_ns(tpath) == 77000000009,
+		"truncated last: \"%s\", mtime %lld", lc_read(tpath), (long long)mtime_ns(tpath));
+	U_REQUIRE(crash_log(&l, 3), "log");
+	timed_rec(&l, 2, 0, "CD", 5, 0);
+	lc_write(&l, 1, 3, 2, "E");
+	int64_t before = lc_now_ns();
+	U_REQUIRE(recover(&l, "log.4") == 0, "recover");
+	U_CHECK(strcmp(lc_read(tpath), "CDE34567QQTA") == 0 && mtime_ns(tpath) >= before - 20000000,
+		"an untimed WRITE last: \"%s\", mtime %lld (recovery at %lld)", lc_read(tpath),
+		(long long)mtime_ns(tpath), (long long)before);
+	/* A payload shorter than its time: an error, nothing written. */
+	U_REQUIRE(crash_log(&l, 1), "log");
+	lc_add(&l,
+	       (struct sfs_log_entry){
+		       .op = SFS_LOG_WRITE_TIMED, .payload = 4, .file = 1, .seq = 2, .off = 0},
+	       "XXXX");
+	U_REQUIRE(recover(&l, "log.2") == 0, "recover");
+	U_CHECK(strcmp(lc_read(tpath), "CDE34567QQTA") == 0 && rep.records == 0 &&
+			rep.first_error[0],
+		"malformed: \"%s\", records %u", lc_read(tpath), rep.records);
 }
 
 U_TEST(commit, "records up to a file's last COMMIT skipped")
