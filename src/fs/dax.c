@@ -15,6 +15,11 @@
 
 SFS_HOT _Atomic uint64_t sfs_meta_epoch;
 
+bool sfs_inode_meta_synced(const struct sfs_inode *in)
+{
+	return atomic_load(&in->synced_meta) == atomic_load(&sfs_meta_epoch);
+}
+
 bool sfs_inode_on_dax(const struct sfs_inode *in)
 {
 	return in->dax || sfs_oplog_dax();

@@ -41,4 +41,9 @@ static inline void sfs_meta_changed(void)
 	atomic_fetch_add_explicit(&sfs_meta_epoch, 1, memory_order_relaxed);
 }
 
+/* Whether no metadata call came since the file's last kernel fsync: then
+ * an fsync of it need not be the kernel's to make such a change durable
+ * (the DAX fsync here, the log's: logsync.h). */
+bool sfs_inode_meta_synced(const struct sfs_inode *in);
+
 #endif

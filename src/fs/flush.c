@@ -141,14 +141,13 @@ int sfs_inode_sync(struct sfs_inode *in, int fd, bool datasync)
 	 * every store before this first sync) and no metadata call since the
 	 * last kernel fsync, there is nothing to do. */
 	if (in->dax && atomic_load(&in->maps.sync) && !atomic_load(&in->staged) &&
-	    !atomic_load(&in->kdirty) &&
-	    atomic_load(&in->synced_meta) == atomic_load(&sfs_meta_epoch)) {
+	    !atomic_load(&in->kdirty) && (datasync || sfs_inode_meta_synced(in))) {
 		sfs_stat_event(SFS_EV_dax_syncs, 1);
 		return 0;
 	}
 	/* POSIX mode: a file that only grew a little since its last sync is
 	 * made durable by one write into the log (logsync.h). */
-	if (datasync && sfs_logsync_try(in))
+	if (sfs_logsync_try(in, datasync))
 		return 0;
 	int64_t covered;
 	int rc = sfs_logsync_kernel_begin(in, &covered); /* relinks durably */
@@ -158,12 +157,13 @@ int sfs_inode_sync(struct sfs_inode *in, int fd, bool datasync)
 	 * the kernel changes from here on marks the inode kdirty again. */
 	atomic_store(&in->kdirty, false);
 	uint64_t meta = atomic_load(&sfs_meta_epoch);
-	rc = sfs_logsync_kernel_end(in, covered, kernel_sync(in, fd, datasync));
+	rc = sfs_logsync_kernel_end(in, covered, datasync, kernel_sync(in, fd, datasync));
 	if (rc) {
 		sfs_inode_kernel_changed(in);
 		return rc;
 	}
-	atomic_store(&in->synced_meta, meta); /* a racing fsync may store an older one: harmless */
+	if (!datasync) /* a racing fsync may store an older one: harmless */
+		atomic_store(&in->synced_meta, meta);
 	/* Writeback made the target's pages clean (write-protected) again. */
 	sfs_write_ahead_reset(in);
 	return 0;

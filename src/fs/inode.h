@@ -204,14 +204,16 @@ struct sfs_inode {
 	 * past durable_end. unseen: writes the library does not see may reach
 	 * the file (a descriptor 0-2: kpos.h), so only the kernel's fsync can
 	 * know what to make durable. ksyncs: the kernel's syncs in flight;
-	 * streak: small syncs in a row. Under the lock, but logsync and
-	 * durable_end (read by unlocked overwrites). */
+	 * streak: small syncs in a row; untimed: the file's times may not be
+	 * durable (its last sync was the kernel's fdatasync). Under the lock, but logsync and durable_end (read by
+	 * unlocked overwrites). */
 	atomic_bool logsync;
 	_Atomic int64_t durable_end;
 	atomic_bool other_dirty;
 	atomic_bool unseen;
 	int ksyncs;
 	int streak;
+	bool untimed;
 
 	int nwriters; /* application files open for writing (under the lock) */
 	/* The target's chunks are mapped writable: only while the process has
@@ -236,7 +238,11 @@ struct sfs_inode {
 	atomic_bool dax;
 	atomic_bool fsynced; /* the application syncs this file: flush stores */
 	atomic_bool kdirty;
-	_Atomic uint64_t synced_meta; /* sfs_meta_epoch at the last kernel fsync */
+	/* sfs_meta_epoch (dax.h) at the last kernel fsync (not fdatasync):
+	 * while it is the epoch now, no metadata call came since, and an
+	 * fsync need only make the file's data durable (and its times:
+	 * logsync.h). */
+	_Atomic uint64_t synced_meta;
 
 	/* The operation log (sync/strict): the file's place in it
 	 * (oplog/oplog.h), under the lock except log.logged. log_closing:

@@ -14,6 +14,7 @@
 
 #include "../fs/flush.h"
 #include "../fs/inode.h"
+#include "../fs/logsync.h"
 #include "../sys/statq.h"
 #include "wrap.h"
 
@@ -32,21 +33,32 @@ static bool lookup(int dirfd, const char *path, struct stat *st)
 
 /* Relinks the staged data of the file at (dirfd, path), if this process
  * has any. */
-static void relink_path_at(int dirfd, const char *path, int flags)
+/* Before its times are set (times: a utimes call): the file's staged data
+ * in the kernel's file, and its next sync the kernel's (logsync.h). */
+static void relink_inode(struct sfs_inode *in, bool times)
+{
+	sfs_inode_flush(in, SFS_FLUSH_VISIBLE);
+	if (times)
+		sfs_logsync_changed(in);
+}
+
+static void relink_path_at(int dirfd, const char *path, int flags, bool times)
 {
 	struct stat st;
-	if (sfs_inode_staged_count() == 0 || !path || !lookup_at(dirfd, path, flags, &st))
+	if ((sfs_inode_staged_count() == 0 &&
+	     !(times && atomic_load_explicit(&sfs_logsync_files, memory_order_relaxed))) ||
+	    !path || !lookup_at(dirfd, path, flags, &st))
 		return;
 	struct sfs_inode *in = sfs_inode_find(st.st_dev, st.st_ino);
 	if (in) {
-		sfs_inode_flush(in, SFS_FLUSH_VISIBLE);
+		relink_inode(in, times);
 		sfs_inode_put(in);
 	}
 }
 
 static void relink_path(int dirfd, const char *path)
 {
-	relink_path_at(dirfd, path, AT_SYMLINK_NOFOLLOW);
+	relink_path_at(dirfd, path, AT_SYMLINK_NOFOLLOW, false);
 }
 
 static int unlink_impl(int dirfd, const char *path, int flags,
@@ -144,7 +156,7 @@ static void relink_fd(int fd)
 {
 	struct sfs_file *f = sfs_wrap_file(fd);
 	if (f) {
-		sfs_inode_flush(f->inode, SFS_FLUSH_VISIBLE);
+		relink_inode(f->inode, true);
 		sfs_wrap_put(f);
 	}
 }
@@ -175,7 +187,7 @@ SFS_EXPORT int utimensat(int dirfd, const char *path, const struct timespec time
 	__asm__("" : "+r"(p));
 	if (p ? sfs_active_path() : sfs_active()) {
 		if (p)
-			relink_path_at(dirfd, p, flags & AT_SYMLINK_NOFOLLOW);
+			relink_path_at(dirfd, p, flags & AT_SYMLINK_NOFOLLOW, true);
 		else
 			relink_fd(dirfd);
 	}
@@ -187,7 +199,7 @@ SFS_EXPORT int utimensat(int dirfd, const char *path, const struct timespec time
 SFS_EXPORT int futimesat(int dirfd, const char *path, const struct timeval tv[2])
 {
 	if (sfs_active_path())
-		relink_path_at(dirfd, path, 0);
+		relink_path_at(dirfd, path, 0, true);
 	int r = sfs_real.futimesat(dirfd, path, tv);
 	SFS_META_DURABLE(r, sfs_metasync_inode(dirfd, path, 0));
 	return r;
@@ -196,7 +208,7 @@ SFS_EXPORT int futimesat(int dirfd, const char *path, const struct timeval tv[2]
 SFS_EXPORT int utimes(const char *path, const struct timeval tv[2])
 {
 	if (sfs_active_path())
-		relink_path_at(AT_FDCWD, path, 0);
+		relink_path_at(AT_FDCWD, path, 0, true);
 	int r = sfs_real.utimes(path, tv);
 	SFS_META_DURABLE(r, sfs_metasync_inode(AT_FDCWD, path, 0));
 	return r;
@@ -205,7 +217,7 @@ SFS_EXPORT int utimes(const char *path, const struct timeval tv[2])
 SFS_EXPORT int lutimes(const char *path, const struct timeval tv[2])
 {
 	if (sfs_active_path())
-		relink_path_at(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW);
+		relink_path_at(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, true);
 	int r = sfs_real.lutimes(path, tv);
 	SFS_META_DURABLE(r, sfs_metasync_inode(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW));
 	return r;
@@ -214,7 +226,7 @@ SFS_EXPORT int lutimes(const char *path, const struct timeval tv[2])
 SFS_EXPORT int utime(const char *path, const struct utimbuf *times)
 {
 	if (sfs_active_path())
-		relink_path_at(AT_FDCWD, path, 0);
+		relink_path_at(AT_FDCWD, path, 0, true);
 	int r = sfs_real.utime(path, times);
 	SFS_META_DURABLE(r, sfs_metasync_inode(AT_FDCWD, path, 0));
 	return r;
