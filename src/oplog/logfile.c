@@ -120,6 +120,8 @@ uint64_t sfs_logfile_size(void)
 {
 	uint64_t lim = atomic_load(&sfs_g.fsize_limit);
 	uint64_t want = sfs_g.opt.log_size;
+	if (!want)
+		want = sfs_g.opt.mode == SFS_MODE_POSIX ? SFS_LOG_SIZE_POSIX : SFS_LOG_SIZE_DURABLE;
 	if (want <= lim)
 		return want;
 	lim &= ~(uint64_t)((1 << 20) - 1);

@@ -24,9 +24,17 @@ int sfs_logfile_write_header(int fd, uint64_t gen, uint64_t size, uint64_t set, 
 /* The generation in a log's header, or 0 if it has none. */
 uint64_t sfs_logfile_read_gen(int fd);
 
-/* The log's size: SPLITFS_LOG_SIZE, or what the application's RLIMIT_FSIZE
- * lets the library write (whole MiBs; the limit is the application's to
- * meet, never the library's). 0: no log fits. */
+/* A log's size unless SPLITFS_LOG_SIZE says: sync and strict modes log
+ * every write, and a larger log checkpoints less often; POSIX mode logs
+ * only the small syncs of a few files (fs/logsync.h), and a process that
+ * makes its log writes it whole first (16 MiB: 9-12 ms, the cost of a
+ * program's first 30 served syncs three times over; 2 MiB: 2-3 ms). */
+#define SFS_LOG_SIZE_DURABLE (16ull << 20)
+#define SFS_LOG_SIZE_POSIX (2ull << 20)
+
+/* The log's size: SPLITFS_LOG_SIZE (or the mode's, above), or what the
+ * application's RLIMIT_FSIZE lets the library write (whole MiBs; the limit
+ * is the application's to meet, never the library's). 0: no log fits. */
 uint64_t sfs_logfile_size(void);
 
 /* A free log (given back by a process that exited cleanly) of this user's,

@@ -21,7 +21,8 @@ struct sfs_options {
 	uint64_t staging_files; /* staging files kept ready per process */
 	uint64_t staging_size;	/* staged bytes per file before an early relink
 				 * (the size of a staging ring) */
-	uint64_t log_size;	/* operation log size (sync/strict) */
+	uint64_t log_size;	/* operation log size; 0: the mode's
+				 * (oplog/logfile.h) */
 	uint64_t cold_min;	/* files larger than this take non-temporal
 				 * stores for scattered overwrites
 				 * (fs/coldwrite.h); 0: the last-level cache's

@@ -40,7 +40,7 @@ U_TEST(defaults, "every option's default with no SPLITFS_* set")
 	U_CHECK(o.map_size == 2 * MIB, "map_size %llu", (unsigned long long)o.map_size);
 	U_CHECK(o.staging_files == 4, "staging_files %llu", (unsigned long long)o.staging_files);
 	U_CHECK(o.staging_size == 8 * MIB, "staging_size %llu", (unsigned long long)o.staging_size);
-	U_CHECK(o.log_size == 16 * MIB, "log_size %llu", (unsigned long long)o.log_size);
+	U_CHECK(o.log_size == 0, "log_size %llu (the mode's)", (unsigned long long)o.log_size);
 	U_CHECK(o.cold_min == 0, "cold_min %llu", (unsigned long long)o.cold_min);
 	U_CHECK(o.relink == SFS_RELINK_AUTO, "relink %d", o.relink);
 	U_CHECK(o.staging && !o.protect && !o.stats && !o.verbose && o.share && o.logsync,
