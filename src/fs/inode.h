@@ -205,8 +205,8 @@ struct sfs_inode {
 	 * the file (a descriptor 0-2: kpos.h), so only the kernel's fsync can
 	 * know what to make durable. ksyncs: the kernel's syncs in flight;
 	 * streak: small syncs in a row; untimed: the file's times may not be
-	 * durable (its last sync was the kernel's fdatasync). Under the lock, but logsync and durable_end (read by
-	 * unlocked overwrites). */
+	 * durable (its last sync was the kernel's fdatasync). Under the lock,
+	 * but logsync and durable_end (read by unlocked overwrites). */
 	atomic_bool logsync;
 	_Atomic int64_t durable_end;
 	atomic_bool other_dirty;

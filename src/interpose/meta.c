@@ -31,8 +31,6 @@ static bool lookup(int dirfd, const char *path, struct stat *st)
 	return lookup_at(dirfd, path, AT_SYMLINK_NOFOLLOW, st);
 }
 
-/* Relinks the staged data of the file at (dirfd, path), if this process
- * has any. */
 /* Before its times are set (times: a utimes call): the file's staged data
  * in the kernel's file, and its next sync the kernel's (logsync.h). */
 static void relink_inode(struct sfs_inode *in, bool times)
@@ -42,6 +40,9 @@ static void relink_inode(struct sfs_inode *in, bool times)
 		sfs_logsync_changed(in);
 }
 
+/* Relinks the staged data of the file at (dirfd, path), if this process
+ * has any (relink_inode); with times, also if it has a file on the log's
+ * path, whose next sync must then be the kernel's. */
 static void relink_path_at(int dirfd, const char *path, int flags, bool times)
 {
 	struct stat st;

@@ -64,10 +64,10 @@
  *             the replay's own: a synchronous write or fsync makes the
  *             time durable with the bytes. A write of sync or strict mode
  *             is logged before it is applied: the time then is when it
- *             was logged (the kernel's for the write is a moment later).
- *             POSIX mode's syncs served by the log (fs/logsync.h) log the
- *             file's own time. Older recoveries step over it (an op they
- *             do not know). */
+ *             was logged (the kernel's for the write is a moment later);
+ *             for POSIX mode's syncs served by the log (fs/logsync.h), when
+ *             the sync logged it (a moment after the last write). Older
+ *             recoveries step over it (an op they do not know). */
 #ifndef SFS_OPLOG_FORMAT_H
 #define SFS_OPLOG_FORMAT_H
 

@@ -5,9 +5,9 @@
  * make the sync the kernel's, since the record covers only the bytes past
  * the file's durable end (and carries a time replay gives the file), and
  * for an fsync so must a metadata call (the kernel's fsync would make it
- * durable). Six children (this program
- * again, statistics on), each writing a log file with pwrite at its end
- * and fdatasync (fsync in fsyncs and chmods):
+ * durable). Six children (this program again, statistics on), each
+ * writing a log file with pwrite at its end and fdatasync (fsync in fsyncs
+ * and chmods):
  *   - appends: ROUNDS records, each synced;
  *   - overwrites: the same, and before each record from CHANGE_FROM on an
  *     overwrite of the file's first bytes;
@@ -69,8 +69,8 @@ static void play(enum kind k, int fd, unsigned char *model, long *size)
 		}
 		if (r >= CHANGE_FROM && k == CHMODS && fd >= 0)
 			T_REQUIRE(fchmod(fd, r % 2 ? 0640 : 0644) == 0, "fchmod");
-		/* The previous record's time set back a day: a record's time
-		 * must not replace it at replay. */
+		/* The file's time set back to 2023: a record's time must not
+		 * replace it at replay. */
 		if (r >= CHANGE_FROM && k == TIMES && fd >= 0) {
 			struct timespec t[2] = {{.tv_nsec = UTIME_OMIT}, {1700000000 + r, 0}};
 			T_REQUIRE(futimens(fd, t) == 0, "futimens");
