@@ -132,8 +132,17 @@ int sfs_inode_sync(struct sfs_inode *in, int fd, bool datasync)
 	/* Sync/strict: every write was durable when it returned. A DAX window
 	 * (logged.c) is relinked, not synced (its bytes are in the log): one
 	 * write, and the overwrites that follow are stores into the file. */
-	if (sfs_oplog_on())
-		return sfs_inode_flush(in, SFS_FLUSH_VISIBLE);
+	if (sfs_oplog_on()) {
+		int rc = sfs_inode_flush(in, SFS_FLUSH_VISIBLE);
+		/* An fsync makes the times durable too: a record carries its
+		 * write's, the kernel's durable write does not (inode.h). */
+		if (!rc && !datasync && atomic_exchange(&in->dsync_untimed, false) &&
+		    sfs_real.fsync(in->kfd) != 0) {
+			rc = -errno;
+			atomic_store(&in->dsync_untimed, true);
+		}
+		return rc;
+	}
 	/* POSIX mode on DAX (inode.h): once the file is synced, every store
 	 * is flushed and fenced before its write returns (data.c), and MAP_SYNC
 	 * made the blocks' metadata durable at the write fault; with nothing

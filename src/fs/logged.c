@@ -145,9 +145,12 @@ static ssize_t direct(struct sfs_inode *in, const char *data, size_t n, int64_t 
 {
 	if (sfs_g.opt.mode == SFS_MODE_STRICT && sfs_oplog_ready() == 0)
 		sfs_strict_not_atomic("a write larger than the operation log (SPLITFS_LOG_SIZE)");
+	bool grows = off + (int64_t)n > atomic_load(&in->ksize);
 	ssize_t w = apply(in, data, n, off);
 	if (w <= 0)
 		return w;
+	if (!grows)
+		atomic_store(&in->dsync_untimed, true);
 	in->log.logged = true;
 	int rc = sfs_inode_log_commit(in); /* fdatasync, then COMMIT */
 	return rc ? rc : w;
@@ -180,6 +183,7 @@ static ssize_t direct_unlocked(struct sfs_inode *in, const void *buf, size_t n, 
 	sfs_stat_event(SFS_EV_dsync_overwrites, 1);
 	sfs_stat_event(SFS_EV_dsync_unlocked, 1);
 	sfs_inode_kernel_changed(in);
+	atomic_store(&in->dsync_untimed, true);
 	/* The application's buffer as it is: a fault is the kernel's EFAULT or
 	 * short count, as without the library. */
 	return write_at(in->kfd, buf, n, off, RWF_DSYNC);
@@ -301,6 +305,8 @@ static ssize_t faulted(struct sfs_inode *in, const struct iovec *iov, int cnt, s
 	if (end > atomic_load(&in->ksize)) {
 		atomic_store(&in->ksize, end);
 		atomic_store_explicit(&in->size, end, memory_order_release);
+	} else {
+		atomic_store(&in->dsync_untimed, true);
 	}
 	in->log.logged = true;
 	rc = sfs_inode_log_commit(in);
@@ -329,6 +335,7 @@ ssize_t sfs_logged_pwritev(struct sfs_inode *in, const struct iovec *iov, int cn
 	}
 	if (!nolog && overwrite_direct(in, n, off)) {
 		sfs_stat_event(SFS_EV_dsync_overwrites, 1);
+		atomic_store(&in->dsync_untimed, true);
 		ret = write_kfd(in, data, n, off, RWF_DSYNC);
 		release(n);
 		return ret;

@@ -21,6 +21,12 @@
  *   sync        lo: the last version whose write returned
  *   strict      as sync, and all pages of the slot of one version (a write
  *               is all or nothing)
+ *   all modes   the file's modification time is no older than the one
+ *               fstat gave after the last fsync ("T ns"), less TIME_SLACK:
+ *               an fsync makes the times durable too. A replayed record
+ *               gives the time its write was logged at, a moment before
+ *               the kernel's own; a time lost comes back as the file's
+ *               making, seconds older.
  *
  * The overthreads workload is the same with 4 threads rewriting disjoint
  * slots of one descriptor at once (pwrite or pwritev: the offset is
@@ -33,10 +39,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include "crash.h"
+
+#define TIME_SLACK_NS 10000000LL /* 10 ms */
+
+static long long mtime_ns(const struct stat *st)
+{
+	return (long long)st->st_mtim.tv_sec * 1000000000LL + st->st_mtim.tv_nsec;
+}
 
 #define NSLOT 64
 #define SLOTPAGES 4
@@ -60,7 +74,10 @@ static void make_slot(unsigned char *buf, uint32_t slot, uint32_t version)
 	}
 }
 
-/* The file written whole (version 0) and fsynced; its descriptor. */
+/* The file written whole (version 0), fsynced and closed; then opened again,
+ * as a program opens a file it made before (sync mode's overwrites of a file
+ * the log holds no record of are the kernel's durable writes); its
+ * descriptor. */
 static int make_file(const char *dir)
 {
 	char path[4096];
@@ -75,9 +92,12 @@ static int make_file(const char *dir)
 			return perror("pwrite"), -1;
 	}
 	free(buf);
-	if (fsync(fd) != 0)
+	if (fsync(fd) != 0 || close(fd) != 0)
 		return perror("fsync"), -1;
 	ack("I");
+	fd = open(path, O_RDWR);
+	if (fd < 0)
+		return perror(path), -1;
 	return fd;
 }
 
@@ -116,9 +136,11 @@ int run_overwrite(const char *dir, uint64_t seed)
 			return perror("write"), 2;
 		ack("W %u %u", s, v);
 		if (i % every == every - 1) {
-			if (fsync(fd) != 0)
+			struct stat st;
+			if (fsync(fd) != 0 || fstat(fd, &st) != 0)
 				return perror("fsync"), 2;
 			ack("S");
+			ack("T %lld", mtime_ns(&st));
 		}
 	}
 }
@@ -189,6 +211,7 @@ static bool page_mix(const unsigned char *pg, uint32_t s, uint32_t p, uint32_t a
 int check_overwrite(const char *dir, char **acks, size_t n, enum crash_mode m, enum crash_kind k)
 {
 	long began[NSLOT], wrote[NSLOT], synced[NSLOT];
+	long long synced_time = 0;
 	bool init = false;
 	for (int s = 0; s < NSLOT; s++)
 		began[s] = wrote[s] = synced[s] = 0;
@@ -200,6 +223,7 @@ int check_overwrite(const char *dir, char **acks, size_t n, enum crash_mode m, e
 			began[s] = v;
 		} else if (sscanf(acks[i], "W %u %u", &s, &v) == 2 && s < NSLOT) {
 			wrote[s] = v;
+		} else if (sscanf(acks[i], "T %lld", &synced_time) == 1) { /* after an fsync */
 		} else if (strcmp(acks[i], "S") == 0) {
 			memcpy(synced, wrote, sizeof(synced));
 		} else if (sscanf(acks[i], "S %u", &s) == 1) { /* overthreads */
@@ -220,6 +244,10 @@ int check_overwrite(const char *dir, char **acks, size_t n, enum crash_mode m, e
 		free(data);
 		return 0;
 	}
+	struct stat st;
+	if (stat(path, &st) == 0 && mtime_ns(&st) < synced_time - TIME_SLACK_NS)
+		violation("over.dat: modified %.3f s before the time its last fsync returned with",
+			  (double)(synced_time - mtime_ns(&st)) / 1e9);
 	long torn = 0, newer = 0, inpage = 0;
 	for (int s = 0; s < NSLOT; s++) {
 		long lo = (m == MODE_POSIX && k == KIND_POWER) ? synced[s] : wrote[s];
