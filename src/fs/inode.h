@@ -250,11 +250,13 @@ struct sfs_inode {
 	 * while it waits for those running (readers[].logging). */
 	struct sfs_oplog_file log;
 	atomic_int log_closing;
-	/* Sync mode (logged.c): a write inside the file went to it as the
-	 * kernel's durable write (RWF_DSYNC, fdatasync), which need not make
-	 * the file's times durable (no record carries them): the next fsync
-	 * is the kernel's. One that grows the file makes its inode durable
-	 * for the size, its times with it. */
+	/* Sync mode (logged.c). direct_appends: the file's appends made as the
+	 * kernel's own durable writes (under the lock). dsync_untimed: a write
+	 * inside the file went to it as the kernel's durable write (RWF_DSYNC,
+	 * fdatasync), which need not make the file's times durable (no record
+	 * carries them): the next fsync is the kernel's. One that grows the
+	 * file makes its inode durable for the size, its times with it. */
+	int direct_appends;
 	atomic_bool dsync_untimed;
 	/* The application took POSIX record locks on the file (fcntl F_SETLK*,
 	 * lockf). Closing any descriptor of a file drops all of the process's

@@ -31,6 +31,10 @@
  * through the log. */
 #define SYNC_DIRECT_MIN (256 << 10)
 
+/* Sync mode: a file's first append is the kernel's durable write while the
+ * log holds no record of it (append_direct). */
+#define SYNC_DIRECT_APPENDS 1
+
 /* A per-thread buffer: the data is read from the application once, under
  * the fault guard, so the logged bytes and the applied bytes are the same
  * even if the application changes its buffer meanwhile. */
@@ -104,6 +108,18 @@ static ssize_t write_kfd(struct sfs_inode *in, const char *data, size_t n, int64
 	return w;
 }
 
+/* write_kfd, and the sizes follow what it wrote. */
+static ssize_t write_sized(struct sfs_inode *in, const char *data, size_t n, int64_t off, int flags)
+{
+	ssize_t w = write_kfd(in, data, n, off, flags);
+	int64_t end = off + SFS_MAX(w, (ssize_t)0);
+	if (end > atomic_load(&in->ksize)) {
+		atomic_store(&in->ksize, end);
+		atomic_store_explicit(&in->size, end, memory_order_release);
+	}
+	return w;
+}
+
 /* Puts the bytes into the file's page cache with pwrite: unlike a store
  * through a mapping, it dirties only the blocks it changes, and every
  * logged file is fsynced at the next checkpoint (see small_syncs in
@@ -119,13 +135,7 @@ static ssize_t apply(struct sfs_inode *in, const char *data, size_t n, int64_t o
 {
 	if (sfs_oplog_dax() && in->writable && sfs_inode_leased(in))
 		return sfs_inode_write_locked(in, data, n, off);
-	ssize_t w = write_kfd(in, data, n, off, 0);
-	int64_t end = off + SFS_MAX(w, (ssize_t)0);
-	if (end > atomic_load(&in->ksize)) {
-		atomic_store(&in->ksize, end);
-		atomic_store_explicit(&in->size, end, memory_order_release);
-	}
-	return w;
+	return write_sized(in, data, n, off, 0);
 }
 
 void sfs_strict_not_atomic(const char *what)
@@ -168,6 +178,26 @@ static bool overwrite_direct(const struct sfs_inode *in, size_t n, int64_t off)
 {
 	return sfs_g.opt.mode == SFS_MODE_SYNC && !sfs_oplog_dax() &&
 	       off + (int64_t)n <= atomic_load(&in->ksize) && !sfs_oplog_live(&in->log);
+}
+
+/* Sync mode: an append to a file the log holds no live record of is the
+ * kernel's own durable write too (RWF_DSYNC), for the file's first
+ * SYNC_DIRECT_APPENDS appends. A logged file pays a FILE record at its
+ * first record and an fdatasync and a COMMIT when it closes (about 300 us
+ * here); a record costs about 50-60 us less than the kernel's durable
+ * append (4 KiB: 75 against 126 us, 10 KiB: 118 against 175). So a file
+ * written once and closed costs half as much this way (one 10 KiB write:
+ * 556-614 us a file logged, 240-306 direct), and a file written more often
+ * pays one kernel append more. More than one costs the files written a few
+ * times more than it saves (quick utils in sync mode, medians of 4, in
+ * seconds for none, 1, 2 and 4 direct appends: rsync 0.60, 0.46, 0.44,
+ * 0.44; tar -x 0.68, 0.68, 0.75, 0.72; git add+commit 1.15, 1.13, 1.18,
+ * 1.19). A later record's size is the file's, direct appends included. */
+static bool append_direct(const struct sfs_inode *in, size_t n, int64_t off)
+{
+	return sfs_g.opt.mode == SFS_MODE_SYNC && !sfs_oplog_dax() &&
+	       in->direct_appends < SYNC_DIRECT_APPENDS &&
+	       off + (int64_t)n > atomic_load(&in->ksize) && !sfs_oplog_live(&in->log);
 }
 
 /* Sync mode, unlocked: overwrite_direct's write. No record may be live,
@@ -337,6 +367,13 @@ ssize_t sfs_logged_pwritev(struct sfs_inode *in, const struct iovec *iov, int cn
 		sfs_stat_event(SFS_EV_dsync_overwrites, 1);
 		atomic_store(&in->dsync_untimed, true);
 		ret = write_kfd(in, data, n, off, RWF_DSYNC);
+		release(n);
+		return ret;
+	}
+	if (!nolog && append_direct(in, n, off)) {
+		sfs_stat_event(SFS_EV_dsync_appends, 1);
+		in->direct_appends++;
+		ret = write_sized(in, data, n, off, RWF_DSYNC);
 		release(n);
 		return ret;
 	}

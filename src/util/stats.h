@@ -55,6 +55,7 @@
 	X(kernel_appends)                                                                          \
 	X(dsync_overwrites)                                                                        \
 	X(dsync_unlocked)                                                                          \
+	X(dsync_appends)                                                                           \
 	X(logged_unlocked)                                                                         \
 	X(demotions)                                                                               \
 	X(guard_faults)                                                                            \

@@ -38,9 +38,13 @@ rmdir "$D"
 M=/tmp/splitfs-cli.$$
 trap '"$SFS_CLI" image down "$M" >/dev/null 2>&1; rmdir "$M" 2>/dev/null' EXIT
 "$SFS_CLI" image up "$M" --size 320M --fs xfs >/dev/null || die "cannot make the image"
-writer() { # a sync-mode writer killed after it wrote: its log stays
-	SPLITFS_MODE=sync "$SFS_CLI" run --root "$M" -- sh -c \
-		"for i in \$(seq 1 50); do echo record\$i >> '$M/f'; done; kill -9 \$\$"
+writer() { # a sync-mode writer killed after it wrote: its log stays, with records
+	# (50 appends through one open: a file's first append is the kernel's
+	# durable write and logs nothing, so a `>>` a record would leave none)
+	SPLITFS_MODE=sync "$SFS_CLI" run --root "$M" -- /usr/bin/python3 -c \
+		"import os; fd = os.open('$M/f', os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+for i in range(1, 51): os.write(fd, b'record%d\\n' % i)
+os.kill(os.getpid(), 9)"
 }
 writer
 log=$(ls "$M/.splitfs" | grep -E '^log\.[0-9]' | head -1)
