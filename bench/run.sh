@@ -13,6 +13,9 @@
 # SplitFS / kernel ratios) and PNG plots (bench/report.py).
 #
 # Configurations: kernel (no library), posix, sync, strict (SPLITFS_MODE);
+# kernel-sync, the program alone on a second image mounted `-o sync` (every
+# write and, XFS's wsync, every metadata call synchronous: the kernel's
+# own sync mode, the baseline of sync and strict modes);
 # posix-copy / posix-exchange (relink backends) and posix-nostaging for the
 # workloads that declare them; madfs, the peer library MadFS (FAST'23)
 # preloaded instead of SplitFS, for the workloads that declare it, when it
@@ -35,7 +38,7 @@ CLI=$ROOT/build/splitfs
 SCALE=full
 REPS=5
 ONLY=
-CONFIGS="kernel posix sync strict"
+CONFIGS="kernel posix sync strict kernel-sync"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) SCALE=quick; REPS=1 ;;
@@ -93,6 +96,21 @@ else
 	"$CLI" image down "$MNT" >/dev/null 2>&1
 	"$CLI" image up "$MNT" --size "${BENCH_IMAGE_SIZE:-6G}" >/dev/null || exit 1
 fi
+# kernel-sync's image: made like the other, then mounted again with -o sync
+# (XFS takes wsync, synchronous metadata, only at mount time).
+SMNT=$MNT-sync
+sync_image() {
+	[ "${BENCH_MNT_READY:-0}" = 1 ] && return 0
+	[[ " $CONFIGS " == *" kernel-sync "* ]] || return 0
+	local img
+	trap 'madfs_unshm "$MNT"/bench.*.madfs.*; "$CLI" image down "$MNT" >/dev/null 2>&1; "$CLI" image down "$SMNT" >/dev/null 2>&1' EXIT
+	"$CLI" image down "$SMNT" >/dev/null 2>&1
+	"$CLI" image up "$SMNT" --size "${BENCH_IMAGE_SIZE:-6G}" >/dev/null || return 1
+	img=$(sed -n 's/^backing=//p' "$SMNT/.splitfs/image")
+	umount "$SMNT" && mount -o loop,sync "$img" "$SMNT" || return 1
+	grep -q " $SMNT xfs .*wsync" /proc/mounts
+}
+sync_image || { echo "bench/run.sh: cannot mount $SMNT -o sync" >&2; exit 1; }
 "$ROOT/bench/machine.sh" "$MNT" >"$OUT/machine.json"
 
 workloads=()
@@ -108,6 +126,10 @@ done
 why_not() {
 	case $1 in
 	kernel) ;;
+	kernel-sync)
+		[ "${BENCH_MNT_READY:-0}" = 1 ] &&
+			echo "the file system was mounted by the caller: no second image to mount -o sync"
+		;;
 	madfs)
 		if [ ! -f "$MADFS" ]; then
 			echo "MadFS is not built (no $MADFS; bench/README.md says how)"
@@ -125,7 +147,7 @@ why_not() {
 # prefix CONFIG: the command prefix that runs a program in that configuration.
 prefix() {
 	case $1 in
-	kernel) echo "" ;;
+	kernel | kernel-sync) echo "" ;;
 	madfs) echo "env MADFS_NO_SHOW_CONFIG=1 LD_PRELOAD=$MADFS" ;;
 	*-copy) echo "$CLI run --root $MNT --mode ${1%%-*} --relink copy --" ;;
 	*-exchange) echo "$CLI run --root $MNT --mode ${1%%-*} --relink exchange --" ;;
@@ -154,15 +176,16 @@ for w in "${workloads[@]}"; do
 		n=${#cfgs[@]}
 		for i in $(seq 0 $((n - 1))); do
 			c=${cfgs[$(((i + rep) % n))]}
-			dir=$MNT/bench.$w.$c.$rep
+			base=$([ "$c" = kernel-sync ] && echo "$SMNT" || echo "$MNT")
+			dir=$base/bench.$w.$c.$rep
 			rm -rf "$dir"
 			mkdir -p "$dir"
 			# This file system's dirty data out, clean caches dropped (a
 			# global sync could wait on other file systems for seconds).
-			sync -f "$MNT"
+			sync -f "$base"
 			echo 3 >/proc/sys/vm/drop_caches 2>/dev/null
 			stats=$OUT/stats/$w.$c.$rep.txt
-			RUN=$(prefix "$c") BENCH_DIR=$dir SPLITFS_STATS=$(case $c in kernel | madfs) echo 0 ;; *) echo 1 ;; esac) \
+			RUN=$(prefix "$c") BENCH_DIR=$dir SPLITFS_STATS=$(case $c in kernel* | madfs) echo 0 ;; *) echo 1 ;; esac) \
 				SPLITFS_STATS_FILE=$stats timeout -k 10 "${BENCH_TIMEOUT:-1800}" \
 				bash "bench/workloads/$w.sh" 2>"$OUT/stats/$w.$c.$rep.err" |
 				grep '^{' | sed "s/^{/{\"workload\":\"$w\",\"config\":\"$c\",\"rep\":$rep,/" >>"$raw"

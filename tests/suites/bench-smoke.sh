@@ -39,6 +39,7 @@ bpid=
 finish() {
 	[ -n "$bpid" ] && kill -TERM -- "-$bpid" 2>/dev/null && sleep 2 && kill -KILL -- "-$bpid" 2>/dev/null
 	"$SFS_CLI" image down "$MNT" >/dev/null 2>&1
+	"$SFS_CLI" image down "$MNT-sync" >/dev/null 2>&1 # kernel-sync's (bench/run.sh)
 	rm -rf "$T"
 }
 trap finish EXIT
