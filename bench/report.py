@@ -145,7 +145,6 @@ def bound(ns, floor, faults, syscalls, flush):
     return "code" + unsure
 
 
-
 def order_configs(configs):
     first = ["kernel", "posix", "sync", "strict", "kernel-sync"]
     return ([c for c in first if c in configs] + sorted(c for c in configs if c not in first and c not in PEERS)

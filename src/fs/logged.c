@@ -108,15 +108,22 @@ static ssize_t write_kfd(struct sfs_inode *in, const char *data, size_t n, int64
 	return w;
 }
 
+/* The sizes follow a write into the kernel's file that ended at end;
+ * whether it grew the file. */
+static bool grew_to(struct sfs_inode *in, int64_t end)
+{
+	if (end <= atomic_load(&in->ksize))
+		return false;
+	atomic_store(&in->ksize, end);
+	atomic_store_explicit(&in->size, end, memory_order_release);
+	return true;
+}
+
 /* write_kfd, and the sizes follow what it wrote. */
 static ssize_t write_sized(struct sfs_inode *in, const char *data, size_t n, int64_t off, int flags)
 {
 	ssize_t w = write_kfd(in, data, n, off, flags);
-	int64_t end = off + SFS_MAX(w, (ssize_t)0);
-	if (end > atomic_load(&in->ksize)) {
-		atomic_store(&in->ksize, end);
-		atomic_store_explicit(&in->size, end, memory_order_release);
-	}
+	grew_to(in, off + SFS_MAX(w, (ssize_t)0));
 	return w;
 }
 
@@ -331,13 +338,8 @@ static ssize_t faulted(struct sfs_inode *in, const struct iovec *iov, int cnt, s
 		free(v);
 	if (w <= 0)
 		return w < 0 ? -errno : 0;
-	int64_t end = off + w;
-	if (end > atomic_load(&in->ksize)) {
-		atomic_store(&in->ksize, end);
-		atomic_store_explicit(&in->size, end, memory_order_release);
-	} else {
+	if (!grew_to(in, off + w))
 		atomic_store(&in->dsync_untimed, true);
-	}
 	in->log.logged = true;
 	rc = sfs_inode_log_commit(in);
 	return rc ? rc : w;
