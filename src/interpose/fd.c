@@ -39,7 +39,7 @@ SFS_EXPORT int close(int fd)
 	if (!f)
 		return sfs_real.close(fd);
 	sfs_file_kpos_settle(f, fd);
-	uint64_t t0 = sfs_stat_start();
+	uint64_t t0 = sfs_stat_call_start(SFS_CALL_close);
 	int r = sfs_file_close(fd, f);
 	sfs_stat_call_end(SFS_CALL_close, t0, 0, false);
 	return r;

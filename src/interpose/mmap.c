@@ -17,7 +17,7 @@ static void before_map(int fd)
 	struct sfs_file *f = sfs_wrap_file(fd);
 	if (!f)
 		return;
-	uint64_t t0 = sfs_stat_start();
+	uint64_t t0 = sfs_stat_call_start(SFS_CALL_mmap);
 	sfs_demote_inode(f->inode);
 	sfs_wrap_put(f);
 	sfs_stat_call_end(SFS_CALL_mmap, t0, 0, true);

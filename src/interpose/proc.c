@@ -71,7 +71,7 @@ SFS_EXPORT _Noreturn void pthread_exit(void *ret)
 static void before_exec(void)
 {
 	if (sfs_active()) {
-		uint64_t t0 = sfs_stat_start();
+		uint64_t t0 = sfs_stat_call_start(SFS_CALL_exec);
 		sfs_prepare_share(false);
 		sfs_stage_unpark_all(); /* the new program makes its own stores */
 		sfs_oplog_close(false); /* the new program starts its own log */

@@ -18,7 +18,7 @@ SFS_EXPORT ssize_t read(int fd, void *buf, size_t n)
 		SFS_HIDE_UNMANAGED(fd, pending, -1);
 		return sfs_wrap_pending_done(fd, pending, sfs_real.read(fd, buf, n));
 	}
-	uint64_t t0 = sfs_stat_start();
+	uint64_t t0 = sfs_stat_call_start(SFS_CALL_read);
 	SFS_FINISH(f, SFS_CALL_read, t0, SFS_AT_KPOS(f, fd, sfs_file_read(f, buf, n)),
 		   sfs_real.read(fd, buf, n));
 }
@@ -38,7 +38,7 @@ SFS_EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
 		SFS_HIDE_UNMANAGED(fd, pending, -1);
 		return sfs_wrap_pending_done(fd, pending, sfs_real.pread(fd, buf, n, off));
 	}
-	uint64_t t0 = sfs_stat_start();
+	uint64_t t0 = sfs_stat_call_start(SFS_CALL_pread);
 	SFS_FINISH(f, SFS_CALL_pread, t0, sfs_file_pread(f, buf, n, off),
 		   sfs_real.pread(fd, buf, n, off));
 }
@@ -68,7 +68,7 @@ SFS_EXPORT ssize_t write(int fd, const void *buf, size_t n)
 		return sfs_wrap_pending_done(fd, pending,
 					     sfs_kernel_wrote(fd, sfs_real.write(fd, buf, n)));
 	}
-	uint64_t t0 = sfs_stat_start();
+	uint64_t t0 = sfs_stat_call_start(SFS_CALL_write);
 	SFS_FINISH(f, SFS_CALL_write, t0, SFS_AT_KPOS(f, fd, sfs_file_write(f, buf, n)),
 		   sfs_kernel_wrote(fd, sfs_real.write(fd, buf, n)));
 }
@@ -82,7 +82,7 @@ SFS_EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 		return sfs_wrap_pending_done(
 			fd, pending, sfs_kernel_wrote(fd, sfs_real.pwrite(fd, buf, n, off)));
 	}
-	uint64_t t0 = sfs_stat_start();
+	uint64_t t0 = sfs_stat_call_start(SFS_CALL_pwrite);
 	SFS_FINISH(f, SFS_CALL_pwrite, t0, sfs_file_pwrite(f, buf, n, off),
 		   sfs_kernel_wrote(fd, sfs_real.pwrite(fd, buf, n, off)));
 }

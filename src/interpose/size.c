@@ -16,7 +16,7 @@ SFS_EXPORT off_t lseek(int fd, off_t off, int whence)
 	struct sfs_file *f = sfs_wrap_file(fd);
 	if (!f)
 		return sfs_real.lseek(fd, off, whence);
-	uint64_t t0 = sfs_stat_start();
+	uint64_t t0 = sfs_stat_call_start(SFS_CALL_lseek);
 	SFS_FINISH(f, SFS_CALL_lseek, t0, SFS_AT_KPOS(f, fd, sfs_file_lseek(f, off, whence)),
 		   sfs_real.lseek(fd, off, whence));
 }
@@ -29,7 +29,7 @@ static int ftruncate_impl(int (*real)(int, off_t), int fd, off_t len)
 	struct sfs_file *f = sfs_wrap_file(fd);
 	if (!f)
 		return (int)sfs_kernel_wrote(fd, real(fd, len));
-	uint64_t t0 = sfs_stat_start();
+	uint64_t t0 = sfs_stat_call_start(SFS_CALL_truncate);
 	/* The kernel's open file may be shared with a writable open
 	 * (inode.h): the application's own access mode decides, as
 	 * do_sys_ftruncate does (EINVAL, after EBADF and the length). */

@@ -16,7 +16,7 @@ SFS_EXPORT int fsync(int fd)
 			sfs_fd_pending_synced(fd);
 		return sfs_real.fsync(fd);
 	}
-	uint64_t t0 = sfs_stat_start();
+	uint64_t t0 = sfs_stat_call_start(SFS_CALL_fsync);
 	return (int)sfs_wrap_done(f, SFS_CALL_fsync, t0, sfs_inode_sync(f->inode, fd, false));
 }
 
@@ -29,7 +29,7 @@ SFS_EXPORT int fdatasync(int fd)
 			sfs_fd_pending_synced(fd);
 		return sfs_real.fdatasync(fd);
 	}
-	uint64_t t0 = sfs_stat_start();
+	uint64_t t0 = sfs_stat_call_start(SFS_CALL_fdatasync);
 	return (int)sfs_wrap_done(f, SFS_CALL_fdatasync, t0, sfs_inode_sync(f->inode, fd, true));
 }
 

@@ -14,7 +14,7 @@ SFS_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
 		SFS_HIDE_UNMANAGED(fd, pending, -1);
 		return sfs_wrap_pending_done(fd, pending, sfs_real.readv(fd, iov, cnt));
 	}
-	uint64_t t0 = sfs_stat_start();
+	uint64_t t0 = sfs_stat_call_start(SFS_CALL_readv);
 	SFS_FINISH(f, SFS_CALL_readv, t0, SFS_AT_KPOS(f, fd, sfs_file_readv(f, iov, cnt, -1, 0)),
 		   sfs_real.readv(fd, iov, cnt));
 }
@@ -28,7 +28,7 @@ SFS_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 		return sfs_wrap_pending_done(fd, pending,
 					     sfs_kernel_wrote(fd, sfs_real.writev(fd, iov, cnt)));
 	}
-	uint64_t t0 = sfs_stat_start();
+	uint64_t t0 = sfs_stat_call_start(SFS_CALL_writev);
 	SFS_FINISH(f, SFS_CALL_writev, t0, SFS_AT_KPOS(f, fd, sfs_file_writev(f, iov, cnt, -1, 0)),
 		   sfs_kernel_wrote(fd, sfs_real.writev(fd, iov, cnt)));
 }
@@ -59,7 +59,7 @@ SFS_EXPORT ssize_t preadv(int fd, const struct iovec *iov, int cnt, off_t off)
 		SFS_HIDE_UNMANAGED(fd, pending, -1);
 		return sfs_wrap_pending_done(fd, pending, sfs_real.preadv(fd, iov, cnt, off));
 	}
-	uint64_t t0 = sfs_stat_start();
+	uint64_t t0 = sfs_stat_call_start(SFS_CALL_readv);
 	SFS_FINISH(f, SFS_CALL_readv, t0, readv_at(f, iov, cnt, off, 0, false),
 		   sfs_real.preadv(fd, iov, cnt, off));
 }
@@ -75,7 +75,7 @@ SFS_EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
 		return sfs_wrap_pending_done(
 			fd, pending, sfs_kernel_wrote(fd, sfs_real.pwritev(fd, iov, cnt, off)));
 	}
-	uint64_t t0 = sfs_stat_start();
+	uint64_t t0 = sfs_stat_call_start(SFS_CALL_writev);
 	SFS_FINISH(f, SFS_CALL_writev, t0, writev_at(f, iov, cnt, off, 0, false),
 		   sfs_kernel_wrote(fd, sfs_real.pwritev(fd, iov, cnt, off)));
 }
@@ -101,7 +101,7 @@ SFS_EXPORT ssize_t preadv2(int fd, const struct iovec *iov, int cnt, off_t off, 
 		SFS_HIDE_UNMANAGED(fd, pending, -1);
 		return sfs_wrap_pending_done(fd, pending, sfs_real.preadv2(fd, iov, cnt, off, rwf));
 	}
-	uint64_t t0 = sfs_stat_start();
+	uint64_t t0 = sfs_stat_call_start(SFS_CALL_readv);
 	long r = off == -1 ? SFS_AT_KPOS(f, fd, readv_at(f, iov, cnt, off, rwf, true)) :
 			     readv_at(f, iov, cnt, off, rwf, true);
 	V2_KERNEL(r, sfs_real.preadv2(fd, iov, cnt, off, rwf));
@@ -120,7 +120,7 @@ SFS_EXPORT ssize_t pwritev2(int fd, const struct iovec *iov, int cnt, off_t off,
 			fd, pending,
 			sfs_kernel_wrote(fd, sfs_real.pwritev2(fd, iov, cnt, off, rwf)));
 	}
-	uint64_t t0 = sfs_stat_start();
+	uint64_t t0 = sfs_stat_call_start(SFS_CALL_writev);
 	long r = off == -1 ? SFS_AT_KPOS(f, fd, writev_at(f, iov, cnt, off, rwf, true)) :
 			     writev_at(f, iov, cnt, off, rwf, true);
 	V2_KERNEL(r, sfs_kernel_wrote(fd, sfs_real.pwritev2(fd, iov, cnt, off, rwf)));

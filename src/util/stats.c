@@ -42,14 +42,39 @@ uint64_t sfs_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* A thread's sampling draws: random, not every n-th call, so that a
+ * program's own period (a relink every 64 appends) cannot line up with the
+ * samples. xorshift32, seeded per thread from its first clock read. */
+static __thread uint32_t stat_draw __attribute__((tls_model("initial-exec")));
+
+uint64_t sfs_stat_call_start_slow(enum sfs_call c)
+{
+	uint32_t x = stat_draw;
+	if (!x)
+		x = (uint32_t)sfs_now_ns() | 1;
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	stat_draw = x;
+	if (atomic_load_explicit(&sfs_call_stats[c].timed, memory_order_relaxed) <
+		    SFS_STAT_ALL_TIMED ||
+	    x % SFS_STAT_SAMPLE == 0)
+		return sfs_now_ns();
+	return 0;
+}
+
 void sfs_stat_call_end(enum sfs_call c, uint64_t start, uint64_t bytes, bool passthrough)
 {
 	if (!sfs_stats_on)
 		return;
 	struct sfs_call_stat *s = &sfs_call_stats[c];
 	atomic_fetch_add_explicit(&s->count, 1, memory_order_relaxed);
-	atomic_fetch_add_explicit(&s->bytes, bytes, memory_order_relaxed);
-	atomic_fetch_add_explicit(&s->ns, sfs_now_ns() - start, memory_order_relaxed);
+	if (bytes)
+		atomic_fetch_add_explicit(&s->bytes, bytes, memory_order_relaxed);
+	if (start) {
+		atomic_fetch_add_explicit(&s->ns, sfs_now_ns() - start, memory_order_relaxed);
+		atomic_fetch_add_explicit(&s->timed, 1, memory_order_relaxed);
+	}
 	if (passthrough)
 		atomic_fetch_add_explicit(&s->passthrough, 1, memory_order_relaxed);
 }
@@ -81,7 +106,10 @@ void sfs_stats_print(int fd, const char *reason)
 		uint64_t cnt = ld(&s->count);
 		if (!cnt)
 			continue;
-		uint64_t ns = ld(&s->ns);
+		/* The timed calls' time, scaled to all of them. */
+		uint64_t timed = ld(&s->timed);
+		uint64_t ns =
+			timed ? (uint64_t)((double)ld(&s->ns) * (double)cnt / (double)timed) : 0;
 		n = snprintf(line, sizeof(line), "%-10s %12llu %14llu %12.3f %10llu %12llu\n",
 			     call_names[i], (unsigned long long)cnt,
 			     (unsigned long long)ld(&s->bytes), (double)ns / 1e6,
