@@ -20,8 +20,16 @@ os.unlink(path)
 print("true" if attrs & 0x00200000 else "false")
 PY
 )
+# Free page reporting (a virtio balloon with feature bit 5): the host takes
+# back free blocks of 2^order pages, and the guest's first store to one
+# then costs a fault in the host. null where nothing is reported.
+reporting=null
+for f in /sys/bus/virtio/drivers/virtio_balloon/virtio*/features; do
+	[ -r "$f" ] && [ "$(cut -c6 "$f")" = 1 ] &&
+		reporting=$(cat /sys/module/page_reporting/parameters/page_reporting_order 2>/dev/null || echo null)
+done
 prim=null
 [ -x "${BENCH_BIN:-}/primitives" ] && prim=$("$BENCH_BIN/primitives" "$dir" 2>/dev/null | grep '^{')
 cat <<JSON
-{"date": "$(date -Is)", "kernel": "$(uname -r)", "cpu": "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')", "cpus": $(nproc), "mem_gib": $(awk '/MemTotal/ {printf "%.1f", $2/1048576}' /proc/meminfo), "fs": "$fs", "device": "$dev", "backing": "$(losetup -nO BACK-FILE "$dev" 2>/dev/null | sed 's/ *$//')", "dax": $dax, "gcc": "$(gcc -dumpfullversion)", "splitfs": "$(git -C "$(dirname "$0")/.." describe --always --dirty 2>/dev/null)", "loadavg": "$(cut -d' ' -f1-3 /proc/loadavg)", "primitives": ${prim:-null}}
+{"date": "$(date -Is)", "kernel": "$(uname -r)", "cpu": "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')", "cpus": $(nproc), "mem_gib": $(awk '/MemTotal/ {printf "%.1f", $2/1048576}' /proc/meminfo), "fs": "$fs", "device": "$dev", "backing": "$(losetup -nO BACK-FILE "$dev" 2>/dev/null | sed 's/ *$//')", "dax": $dax, "gcc": "$(gcc -dumpfullversion)", "splitfs": "$(git -C "$(dirname "$0")/.." describe --always --dirty 2>/dev/null)", "loadavg": "$(cut -d' ' -f1-3 /proc/loadavg)", "page_reporting": $reporting, "primitives": ${prim:-null}}
 JSON
