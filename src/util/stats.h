@@ -121,7 +121,6 @@ struct sfs_call_stat {
 };
 
 extern bool sfs_stats_on;
-extern struct sfs_call_stat sfs_call_stats[SFS_CALL_COUNT];
 extern atomic_uint_fast64_t sfs_event_stats[SFS_EV_COUNT];
 
 static inline void sfs_stat_event(enum sfs_event ev, uint64_t n)
