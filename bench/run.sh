@@ -162,6 +162,7 @@ for w in "${workloads[@]}"; do
 	extra=$(grep -m1 '^# configs:' "bench/workloads/$w.sh" | sed 's/^# configs://')
 	cfgs=()
 	for c in $CONFIGS $extra; do
+		case " ${cfgs[*]} " in *" $c "*) continue ;; esac # asked for twice
 		why=$(why_not "$c")
 		if [ -z "$why" ]; then
 			cfgs+=("$c")
