@@ -13,9 +13,15 @@
  * through a bounce buffer for a staging-file chunk that is not mapped.
  *
  * At most COPY_CHUNK a call: the page cache sizes a write's folios by the
- * write, and on a busy machine a 2 MiB folio can cost a compaction (an
- * 8 MiB pwrite measured 1.2 to 25 ms here, 256 KiB pieces 1.3-1.4 ms);
- * smaller folios also keep a later 4 KiB store from dirtying 2 MiB.
+ * write. 2 MiB folios would let a reader's 2 MiB-aligned chunk mapping map
+ * them with one PMD entry (Fig. 4's first sequential read of a relinked
+ * file: 270-300 ns an op against 345-355 with these pieces), but on a VM
+ * whose balloon reports free memory (bench/machine.sh, page_reporting) a
+ * 2 MiB block is one the host took back, and the first store to it faults
+ * in the host: with 2 MiB pieces 6 of 12 Fig. 4 runs here relinked 160 MiB
+ * in 205 ms instead of 12 (no compaction: compact_stall stayed 0), with
+ * 256 KiB pieces none of 8. Smaller folios also keep a later 4 KiB store
+ * from dirtying 2 MiB.
  * The pieces are aligned in the file: a folio of 2^n pages starts at a
  * multiple of its size, so a 256 KiB piece that started 64 KiB past a
  * boundary made 64 KiB folios, and a reader of the file's mappings took a
