@@ -192,6 +192,16 @@ void sfs_lease_due(struct sfs_inode *in)
 	sfs_inode_unlock(in);
 }
 
+/* No lease now, the file being open elsewhere: the next try after a
+ * backoff that doubles each time, up to RETRY_MAX_NS. */
+static void back_off(struct sfs_inode *in, int64_t now)
+{
+	in->lease_backoff = in->lease_backoff ?
+				    SFS_MIN(2 * in->lease_backoff, (int64_t)RETRY_MAX_NS) :
+				    RETRY_MIN_NS;
+	in->lease_retry_at = now + in->lease_backoff;
+}
+
 bool sfs_lease_take_locked(struct sfs_inode *in, bool force)
 {
 	if (sfs_inode_leased(in))
@@ -207,8 +217,12 @@ bool sfs_lease_take_locked(struct sfs_inode *in, bool force)
 		return false;
 	if (in->widen && !sfs_openfile_widen(in))
 		return false; /* a write-only open the library cannot read */
-	if (in->apart && !sfs_openfile_merge(in))
-		return false; /* the kernel would refuse it: two open files */
+	if (in->apart && !sfs_openfile_merge(in)) {
+		/* The kernel would refuse it (two open files): a merge scans
+		 * every descriptor, so not again at the next operation. */
+		back_off(in, now);
+		return false;
+	}
 	int sig = sfs_lease_sig();
 	int type = in->kwritable ? F_WRLCK : F_RDLCK;
 	/* The signal first (releasing a lease forgets it), the lease, then
@@ -232,10 +246,7 @@ bool sfs_lease_take_locked(struct sfs_inode *in, bool force)
 			 * FxMark DRBM with 2 threads kept its shared file
 			 * unleased in 4 runs of 5). */
 			in->apart = true;
-			in->lease_backoff = in->lease_backoff ? SFS_MIN(2 * in->lease_backoff,
-									(int64_t)RETRY_MAX_NS) :
-								RETRY_MIN_NS;
-			in->lease_retry_at = now + in->lease_backoff;
+			back_off(in, now);
 			sfs_stat_event(SFS_EV_lease_refused, 1);
 		} else {
 			/* Not the owner (EACCES), no leases here (EINVAL): never. */
