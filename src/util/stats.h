@@ -141,9 +141,10 @@ static inline uint64_t sfs_stat_start(void)
 /* The timer of one call of c, for sfs_stat_call_end: 0 (not timed) when
  * stats are off, and for most calls when they are on. Two clock reads
  * cost a 4 KiB pread served from a mapping a sixth of its time here
- * (42 of 250 ns), so the first SFS_STAT_ALL_TIMED calls of each kind are
- * timed and then one in SFS_STAT_SAMPLE of a thread's calls, drawn at
- * random: the table scales the time by count / timed. Counts and bytes stay exact. */
+ * (42 of 250 ns), so the first SFS_STAT_ALL_TIMED calls of each kind (in
+ * each shard of the counters, stats.c) are timed, and then one in
+ * SFS_STAT_SAMPLE of a thread's calls, drawn at random: the table scales
+ * the time by count / timed. Counts and bytes stay exact. */
 #define SFS_STAT_ALL_TIMED 64
 #define SFS_STAT_SAMPLE 16
 uint64_t sfs_stat_call_start_slow(enum sfs_call c);
