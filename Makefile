@@ -159,6 +159,7 @@ $(BUILD)/unit/logformat: $(call unit_obj,src/oplog/format.c src/util/crc32c.c sr
 $(BUILD)/unit/maptab: $(call unit_obj,src/map/maptab.c)
 $(BUILD)/unit/ntcopy: $(call unit_obj,src/util/ntcopy.c)
 $(BUILD)/unit/reserve: $(call unit_obj,src/staging/reserve.c)
+$(BUILD)/unit/pagereport: $(call unit_obj,src/util/pagereport.c)
 $(BUILD)/unit/recover: $(UNIT_RECOVER)
 $(BUILD)/unit/recover_trust: $(UNIT_RECOVER)
 

@@ -19,7 +19,8 @@
  * and its dirty bits stay, only this process's page-table entries go) the
  * rest of each 2 MiB region, the largest folio XFS makes, as it enters it,
  * and lets its stores fault whole folios back. The library's own appends
- * relink in 256 KiB pieces (relink/copy.c) and readahead makes large
+ * relink in 2 MiB pieces, or 256 KiB where the host takes back free
+ * memory (relink/copy.c), and readahead makes large
  * folios too, so this is the usual case.
  *
  * Where the page cache holds 4 KiB folios (a file the kernel wrote 4 KiB at
