@@ -352,6 +352,13 @@ long t_stat_event(const char *file, const char *name)
 	return v;
 }
 
+int t_run_self_stats(const char *dir, const char *role, const char *value, const char *stats)
+{
+	unlink(stats);
+	const char *env[] = {role, value, "SPLITFS_STATS", "1", "SPLITFS_STATS_FILE", stats, NULL};
+	return t_run_self(dir, env, NULL);
+}
+
 int t_run_self(const char *dir, const char *const env[], void (*in_child)(void))
 {
 	char self[4096];

@@ -112,6 +112,11 @@ void t_peer_stop(void);
  * between the fork and the exec), and execs. Returns its wait status. */
 int t_run_self(const char *dir, const char *const env[], void (*in_child)(void));
 
+/* t_run_self with role=value in the child's environment and the library's
+ * statistics on, written to stats (removed first, so that t_stat_event
+ * reads this child's). Returns its wait status. */
+int t_run_self_stats(const char *dir, const char *role, const char *value, const char *stats);
+
 /* LD_PRELOAD as it is now, with the shim tests/shim/NAME.c (built by make
  * tests into shim/ beside this program's folder) preloaded after it: the
  * shim is then the next object the library calls. A static buffer. */

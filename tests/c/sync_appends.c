@@ -106,15 +106,7 @@ int main(int argc, char **argv)
 	for (int r = 0; r < ROLES; r++) {
 		char name[2] = {(char)('0' + r), 0};
 		char *stats = strdup(t_path(argv[1], "stats"));
-		unlink(stats);
-		const char *env[] = {"SYNC_APPENDS_ROLE",
-				     name,
-				     "SPLITFS_STATS",
-				     "1",
-				     "SPLITFS_STATS_FILE",
-				     stats,
-				     NULL};
-		int st = t_run_self(argv[1], env, NULL);
+		int st = t_run_self_stats(argv[1], "SYNC_APPENDS_ROLE", name, stats);
 		T_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: the writer failed (%#x)",
 			roles[r], st);
 		char fname[32];

@@ -110,17 +110,9 @@ int main(int argc, char **argv)
 	int unleased = 0;
 	for (int r = 0; r < ROUNDS; r++) {
 		char *stats = strdup(t_path(argv[1], "stats"));
-		unlink(stats);
 		char num[16];
 		snprintf(num, sizeof(num), "%d", r);
-		const char *env[] = {"THREAD_READERS_ROUND",
-				     num,
-				     "SPLITFS_STATS",
-				     "1",
-				     "SPLITFS_STATS_FILE",
-				     stats,
-				     NULL};
-		int st = t_run_self(argv[1], env, NULL);
+		int st = t_run_self_stats(argv[1], "THREAD_READERS_ROUND", num, stats);
 		T_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "round %d: the readers failed (%#x)",
 			r, st);
 		if (t_under_splitfs() && t_stat_event(stats, "leases") < 2)
