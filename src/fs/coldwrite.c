@@ -41,15 +41,8 @@ static int64_t cache_size(int idx)
 {
 	char path[] = "/sys/devices/system/cpu/cpu0/cache/index?/size";
 	*strchr(path, '?') = (char)('0' + idx);
-	int saved = errno;
 	char text[32];
-	ssize_t n = -1;
-	int fd = sfs_real.open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		n = sfs_real.read(fd, text, sizeof(text) - 1);
-		sfs_real.close(fd);
-	}
-	errno = saved;
+	ssize_t n = sfs_kernel_read_text(path, text, sizeof(text));
 	int64_t v = 0;
 	ssize_t i = 0;
 	for (; i < n && text[i] >= '0' && text[i] <= '9' && v < ((int64_t)1 << 40); i++)

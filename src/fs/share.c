@@ -117,14 +117,8 @@ static int64_t started_ns(pid_t pid)
 {
 	char path[32], buf[1024];
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	int fd = sfs_real.open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (sfs_kernel_read_text(path, buf, sizeof(buf)) <= 0)
 		return -1;
-	ssize_t n = sfs_real.read(fd, buf, sizeof(buf) - 1);
-	sfs_real.close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
 	/* After the command's ")" (which may hold spaces and parentheses):
 	 * field 3, state, then 19 more up to starttime, field 22. */
 	char *p = strrchr(buf, ')');

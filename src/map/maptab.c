@@ -80,15 +80,9 @@ static long budget(void)
 	if (b > 0)
 		return b;
 	b = 65530; /* the kernel's default */
-	int fd = sfs_real.open("/proc/sys/vm/max_map_count", O_RDONLY | O_CLOEXEC);
 	char buf[32];
-	ssize_t n = fd >= 0 ? sfs_real.read(fd, buf, sizeof(buf) - 1) : -1;
-	if (fd >= 0)
-		sfs_real.close(fd);
-	if (n > 0) {
-		buf[n] = '\0';
+	if (sfs_kernel_read_text("/proc/sys/vm/max_map_count", buf, sizeof(buf)) > 0)
 		b = strtol(buf, NULL, 10);
-	}
 	b = b / 4 > 0 ? b / 4 : 1;
 	atomic_store_explicit(&sfs_g.max_vmas, b, memory_order_relaxed);
 	return b;

@@ -41,18 +41,10 @@
 #define COPY_CHUNK_REPORTED ((int64_t)256 << 10)
 #define COPY_CHUNK_DAX ((int64_t)64 << 20)
 
-/* The text of a small sysfs file, NUL-terminated, or NULL. */
+/* The text of a small sysfs file, or NULL. */
 static const char *read_text(const char *path, char *buf, size_t size)
 {
-	int fd = sfs_real.open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	ssize_t n = sfs_real.read(fd, buf, size - 1);
-	sfs_real.close(fd);
-	if (n <= 0)
-		return NULL;
-	buf[n] = '\0';
-	return buf;
+	return sfs_kernel_read_text(path, buf, size) > 0 ? buf : NULL;
 }
 
 #define BALLOONS "/sys/bus/virtio/drivers/virtio_balloon"

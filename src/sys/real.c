@@ -3,6 +3,8 @@
 #include "real.h"
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdatomic.h>
 #include <sys/syscall.h>
@@ -47,4 +49,22 @@ void sfs_real_resolve(void)
 ssize_t sfs_kernel_getdents64(int fd, void *buf, size_t len)
 {
 	return sfs_real.syscall(SYS_getdents64, fd, buf, len);
+}
+
+ssize_t sfs_kernel_read_text(const char *path, char *buf, size_t size)
+{
+	if (size == 0)
+		return -1;
+	int saved = errno;
+	ssize_t n = -1;
+	int fd = sfs_real.open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = sfs_real.read(fd, buf, size - 1);
+		sfs_real.close(fd);
+	}
+	errno = saved;
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
 }

@@ -168,4 +168,9 @@ void sfs_real_resolve(void);
  * which a later preload may wrap for the program. */
 ssize_t sfs_kernel_getdents64(int fd, void *buf, size_t len);
 
+/* The start of a small kernel file (/proc, /sys) in buf, NUL-terminated:
+ * its length, or -1 when it cannot be opened or read. Plain system calls
+ * (a signal handler may ask), and errno as it was. */
+ssize_t sfs_kernel_read_text(const char *path, char *buf, size_t size);
+
 #endif

@@ -109,14 +109,8 @@ static bool running(pid_t tid)
 {
 	char path[64], buf[512];
 	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
-	int fd = sfs_real.open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (sfs_kernel_read_text(path, buf, sizeof(buf)) <= 0)
 		return false;
-	ssize_t n = sfs_real.read(fd, buf, sizeof(buf) - 1);
-	sfs_real.close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
 	const char *p = strrchr(buf, ')');
 	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
 }
