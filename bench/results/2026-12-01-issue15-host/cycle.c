@@ -38,7 +38,8 @@ int main(int argc, char **argv)
 		if (fd < 0 || write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf) || close(fd) != 0)
 			return perror(path), 1;
 		fd = open(path, O_RDONLY);
-		if (fd < 0 || read(fd, back, sizeof(back)) != (ssize_t)sizeof(back) || close(fd) != 0)
+		if (fd < 0 || read(fd, back, sizeof(back)) != (ssize_t)sizeof(back) ||
+		    close(fd) != 0)
 			return perror(path), 1;
 		us[i] = now_us() - t0;
 		if (memcmp(buf, back, sizeof(buf)) != 0)
