@@ -9,6 +9,12 @@
 # 8 clients, no pipelining. Only the server runs under $RUN: it is the
 # process that writes the AOF.
 #
+# Each run also reports the server's CPU time per SET (all its threads, from
+# /proc/PID/task/*/schedstat): on a small machine the clients share the CPUs
+# with the server, and a server that answers sooner finds fewer requests
+# waiting at each wake-up, so requests/s can fall while each SET costs the
+# server less (bench/results/2026-11-29-redis-host/). The CPU row says which.
+#
 # Checks (any failure exits non-zero, with no result printed): the benchmark
 # exits 0, the server answered no command with an error and reports no AOF
 # write error, and the AOF replays: a fresh server without the library,
@@ -98,6 +104,17 @@ bench() {
 	echo "$rps"
 }
 
+# cpu_ns PID: the CPU time so far of all the threads of PID, in ns (empty
+# where the kernel keeps no schedstat).
+cpu_ns() {
+	local f sum=0 ns rest
+	for f in /proc/"$1"/task/*/schedstat; do
+		read -r ns rest <"$f" 2>/dev/null || return 0
+		sum=$((sum + ns))
+	done
+	echo "$sum"
+}
+
 info_field() { cli "$1" info "$2" | tr -d '\r' | sed -n "s/^$3://p"; }
 
 results=
@@ -109,8 +126,14 @@ for policy in always everysec; do
 	pid=$server_pid
 	n=n_$policy
 	for c in 1 8; do
+		cpu0=$(cpu_ns "$pid")
 		rps=$(bench "$sock" "$c" "${!n}")
+		cpu1=$(cpu_ns "$pid")
 		results+="{\"metric\":\"set_${policy}_c$c\",\"value\":$rps,\"unit\":\"req/s\",\"better\":\"higher\"}"$'\n'
+		if [ -n "$cpu0" ] && [ -n "$cpu1" ]; then
+			us=$(awk -v d=$((cpu1 - cpu0)) -v n="${!n}" 'BEGIN { printf "%.2f", d / n / 1000 }')
+			results+="{\"metric\":\"set_${policy}_c${c}_server_cpu\",\"value\":$us,\"unit\":\"us/SET\",\"better\":\"lower\"}"$'\n'
+		fi
 	done
 	keys=$(cli "$sock" dbsize)
 	digest=$(cli "$sock" debug digest)
