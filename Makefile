@@ -160,6 +160,7 @@ $(BUILD)/unit/maptab: $(call unit_obj,src/map/maptab.c)
 $(BUILD)/unit/ntcopy: $(call unit_obj,src/util/ntcopy.c)
 $(BUILD)/unit/reserve: $(call unit_obj,src/staging/reserve.c)
 $(BUILD)/unit/pagereport: $(call unit_obj,src/util/pagereport.c)
+$(BUILD)/unit/pieces: $(call unit_obj,src/relink/pieces.c)
 $(BUILD)/unit/recover: $(UNIT_RECOVER)
 $(BUILD)/unit/recover_trust: $(UNIT_RECOVER)
 

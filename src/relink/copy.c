@@ -12,6 +12,8 @@
 #include "../util/dirscan.h"
 #include "../util/options.h"
 #include "../util/pagereport.h"
+#include "../util/stats.h"
+#include "pieces.h"
 #include "relink.h"
 
 /* Writes the window [base, size) to the target at the same offsets: pwrite
@@ -34,7 +36,9 @@
  * first store into it faults in the host: 6 of 12 Fig. 4 runs here then
  * relinked 160 MiB in 205 ms instead of 12 (compact_stall stayed 0); with
  * 256 KiB pieces none of 8 did, nor 2 MiB pieces with reporting off (0 of
- * 12). So 256 KiB there, 2 MiB elsewhere.
+ * 12). So 256 KiB there, 2 MiB elsewhere, and smaller where pieces copy
+ * slowly all the same (relink/pieces.h: 1 GiB relinked in 256 KiB pieces
+ * took 1-2 s instead of 45 ms in some runs here).
  * On DAX (sync/strict modes on pmem stage their appends, fs/logged.c) there
  * are no folios: a whole contiguous piece a call. */
 #define COPY_CHUNK ((int64_t)2 << 20)
@@ -84,14 +88,17 @@ static bool host_takes_free_memory(void)
 	return on;
 }
 
+static struct sfs_pieces pieces;
+
 static int copy_commit(const struct sfs_relink_target *t, int64_t base, int64_t size)
 {
 	char bounce[4096];
-	int64_t chunk = t->dax			 ? COPY_CHUNK_DAX :
-			size - base < COPY_CHUNK ? COPY_CHUNK_REPORTED :
-			host_takes_free_memory() ? COPY_CHUNK_REPORTED :
-						   COPY_CHUNK;
+	int64_t ceiling = t->dax		   ? COPY_CHUNK_DAX :
+			  size - base < COPY_CHUNK ? COPY_CHUNK_REPORTED :
+			  host_takes_free_memory() ? COPY_CHUNK_REPORTED :
+						     COPY_CHUNK;
 	for (int64_t off = base; off < size;) {
+		int64_t chunk = t->dax ? ceiling : sfs_pieces_size(&pieces, ceiling);
 		size_t len = (size_t)SFS_MIN(size - off, chunk - (off & (chunk - 1)));
 		const char *src = sfs_stage_peek(t->stage, off, &len);
 		if (!src) {
@@ -101,7 +108,11 @@ static int copy_commit(const struct sfs_relink_target *t, int64_t base, int64_t 
 				return rc;
 			src = bounce;
 		}
+		uint64_t start = t->dax ? 0 : sfs_now_ns();
 		ssize_t w = sfs_real.pwrite(t->kfd, src, len, off);
+		if (!t->dax && w > 0 &&
+		    sfs_pieces_note(&pieces, (int64_t)w, (int64_t)(sfs_now_ns() - start)))
+			sfs_stat_event(SFS_EV_relink_pieces_lowered, 1);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
