@@ -38,13 +38,48 @@ static bool slow(int64_t bytes, int64_t ns)
 	return ns > bytes / 2 + 4000;
 }
 
+/* A piece of the step on trial: ends the trial once it has a MiB. */
+static void try_step(struct sfs_pieces *p, int limit, int64_t bytes, int64_t ns)
+{
+	int64_t tb =
+		atomic_fetch_add_explicit(&p->trial_bytes, bytes, memory_order_relaxed) + bytes;
+	int64_t tn = atomic_fetch_add_explicit(&p->trial_ns, ns, memory_order_relaxed) + ns;
+	if (tb < SFS_PIECE_TRIAL ||
+	    !atomic_exchange_explicit(&p->trial, false, memory_order_relaxed))
+		return;
+	if (2 * (tn * 1024 / tb) <= atomic_load_explicit(&p->above, memory_order_relaxed)) {
+		/* Kept: its bytes were fast, and count as clean. */
+		atomic_store_explicit(&p->hold_next, 0, memory_order_relaxed);
+		atomic_store_explicit(&p->clean, tb, memory_order_relaxed);
+		return;
+	}
+	int64_t h = atomic_load_explicit(&p->hold_next, memory_order_relaxed);
+	h = h ? 2 * h : SFS_PIECE_PROBE_FIRST;
+	h = h < SFS_PIECE_PROBE_MAX ? h : SFS_PIECE_PROBE_MAX;
+	atomic_store_explicit(&p->hold_next, h, memory_order_relaxed);
+	atomic_store_explicit(&p->hold, h, memory_order_relaxed);
+	atomic_store_explicit(&p->clean, 0, memory_order_relaxed);
+	atomic_store_explicit(&p->limit, limit - 1, memory_order_relaxed);
+}
+
 bool sfs_pieces_note(struct sfs_pieces *p, int64_t bytes, int64_t ns)
 {
 	if (bytes < SFS_PIECE_JUDGED)
 		return false;
 	int limit = atomic_load_explicit(&p->limit, memory_order_relaxed);
+	if (atomic_load_explicit(&p->trial, memory_order_relaxed)) {
+		/* Only pieces of the step on trial say how fast it is. */
+		if (step_of_piece(bytes) == limit)
+			try_step(p, limit, bytes, ns);
+		return false;
+	}
+	bool held = atomic_load_explicit(&p->hold, memory_order_relaxed) > 0;
+	if (held)
+		atomic_fetch_sub_explicit(&p->hold, bytes, memory_order_relaxed);
 	if (slow(bytes, ns)) {
 		atomic_store_explicit(&p->clean, 0, memory_order_relaxed);
+		if (held)
+			return false;
 		/* One slow piece may be a preemption; two in a row are not. */
 		if (!atomic_exchange_explicit(&p->strike, true, memory_order_relaxed))
 			return false;
@@ -60,6 +95,10 @@ bool sfs_pieces_note(struct sfs_pieces *p, int64_t bytes, int64_t ns)
 		atomic_store_explicit(&p->probe,
 				      probe < SFS_PIECE_PROBE_MAX ? probe : SFS_PIECE_PROBE_MAX,
 				      memory_order_relaxed);
+		atomic_store_explicit(&p->above, ns * 1024 / bytes, memory_order_relaxed);
+		atomic_store_explicit(&p->trial_bytes, 0, memory_order_relaxed);
+		atomic_store_explicit(&p->trial_ns, 0, memory_order_relaxed);
+		atomic_store_explicit(&p->trial, true, memory_order_relaxed);
 		atomic_store_explicit(&p->limit, next, memory_order_relaxed);
 		return true;
 	}

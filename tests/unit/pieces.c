@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* relink/pieces.c: the copy relink's pieces shrink one step after two
  * pieces in a row copied at under 2 GB/s (beyond 4 us a call), only below
- * the piece that was slow, and grow back one step after a probe's worth of
- * fast bytes, the probe doubling with each shrink and forgotten after a
- * clean GiB at the top. */
+ * the piece that was slow; the step stays only if its first MiB is twice as
+ * fast a byte, else it is undone and held off; the pieces grow back one
+ * step after a probe's worth of fast bytes, the probe doubling with each
+ * shrink and forgotten after a clean GiB at the top. */
 #include "../../src/relink/pieces.h"
 #include "unit.h"
 
@@ -24,6 +25,12 @@ static bool slow_twice(struct sfs_pieces *p, int64_t size)
 {
 	U_CHECK(!sfs_pieces_note(p, size, size * 23 / 10), "one slow piece lowers nothing");
 	return sfs_pieces_note(p, size, size * 23 / 10);
+}
+
+/* Ends the trial of a lowered step with fast pieces of size. */
+static void keep(struct sfs_pieces *p, int64_t size)
+{
+	fast(p, size, SFS_PIECE_TRIAL);
 }
 
 U_TEST(start, "a fresh state allows the ceiling, fast pieces keep it, the threshold")
@@ -60,16 +67,56 @@ U_TEST(steps, "two slow pieces lower the limit one step, down to 4 KiB")
 	struct sfs_pieces p = {0};
 	U_CHECK(slow_twice(&p, 2 * MiB), "2 MiB pieces in 4.8 ms lower");
 	U_CHECK(sfs_pieces_size(&p, 2 * MiB) == 256 * KiB, "then 256 KiB");
+	keep(&p, 256 * KiB);
 	U_CHECK(slow_twice(&p, 256 * KiB), "256 KiB pieces in 0.6 ms lower");
 	U_CHECK(sfs_pieces_size(&p, 2 * MiB) == 64 * KiB, "then 64 KiB under a 2 MiB ceiling");
 	U_CHECK(sfs_pieces_size(&p, 256 * KiB) == 64 * KiB, "and under a 256 KiB one");
+	keep(&p, 64 * KiB);
 	U_CHECK(slow_twice(&p, 64 * KiB), "64 KiB pieces in 150 us lower");
 	U_CHECK(sfs_pieces_size(&p, 2 * MiB) == 4 * KiB, "then 4 KiB");
-	/* A page in 1-2 us is the page cache's normal speed. */
-	U_CHECK(!sfs_pieces_note(&p, 4 * KiB, 2 * US), "a 4 KiB piece in 2 us: fast");
-	U_CHECK(!sfs_pieces_note(&p, 4 * KiB, 10 * US), "in 10 us: slow once");
+	/* A page in 1-2 us is the page cache's normal speed: 2.4 us as
+	 * measured where the larger pieces were slow, half their 2.3 ns a
+	 * byte or less: kept. */
+	for (int64_t done = 0; done < SFS_PIECE_TRIAL; done += 4 * KiB)
+		U_REQUIRE(!sfs_pieces_note(&p, 4 * KiB, 2400), "a page in 2.4 us");
+	U_CHECK(sfs_pieces_size(&p, 2 * MiB) == 4 * KiB, "the 4 KiB step is kept");
+	U_CHECK(!sfs_pieces_note(&p, 4 * KiB, 10 * US), "a page in 10 us: slow once");
 	U_CHECK(!sfs_pieces_note(&p, 4 * KiB, 10 * US), "twice: nothing lower");
 	U_CHECK(sfs_pieces_size(&p, 2 * MiB) == 4 * KiB, "still 4 KiB");
+}
+
+U_TEST(trial, "a step down no faster a byte is undone, and no step down is tried for a hold")
+{
+	struct sfs_pieces p = {0};
+	/* Every call slow by the same 150 us (a tracer): 256 KiB pieces
+	 * over the threshold, 64 KiB ones four times slower a byte. */
+	U_REQUIRE(!sfs_pieces_note(&p, 256 * KiB, 150 * US), "slow once");
+	U_REQUIRE(sfs_pieces_note(&p, 256 * KiB, 150 * US), "slow twice: lowered");
+	U_REQUIRE(sfs_pieces_size(&p, 256 * KiB) == 64 * KiB, "on trial at 64 KiB");
+	for (int64_t done = 0; done < SFS_PIECE_TRIAL - 64 * KiB; done += 64 * KiB)
+		U_REQUIRE(!sfs_pieces_note(&p, 64 * KiB, 150 * US), "a trial piece");
+	U_CHECK(sfs_pieces_size(&p, 256 * KiB) == 64 * KiB, "a MiB less a piece: still on trial");
+	U_CHECK(!sfs_pieces_note(&p, 64 * KiB, 150 * US), "the trial's last piece");
+	U_CHECK(sfs_pieces_size(&p, 256 * KiB) == 256 * KiB, "no faster a byte: back to 256 KiB");
+	/* Held off for 64 MiB of judged bytes. */
+	for (int64_t done = 0; done < 64 * MiB - 256 * KiB; done += 256 * KiB)
+		U_REQUIRE(!sfs_pieces_note(&p, 256 * KiB, 150 * US), "slow, but held");
+	U_CHECK(sfs_pieces_size(&p, 256 * KiB) == 256 * KiB, "held for 64 MiB less a piece");
+	U_CHECK(!sfs_pieces_note(&p, 256 * KiB, 150 * US), "the hold's last piece");
+	U_CHECK(!sfs_pieces_note(&p, 256 * KiB, 150 * US), "slow once after the hold");
+	U_CHECK(sfs_pieces_note(&p, 256 * KiB, 150 * US), "twice: lowered again");
+	for (int64_t done = 0; done < SFS_PIECE_TRIAL; done += 64 * KiB)
+		U_REQUIRE(!sfs_pieces_note(&p, 64 * KiB, 150 * US), "a trial piece");
+	U_CHECK(sfs_pieces_size(&p, 256 * KiB) == 256 * KiB, "undone again");
+	/* The second failed trial holds for 128 MiB. */
+	for (int64_t done = 0; done < 128 * MiB - 256 * KiB; done += 256 * KiB)
+		U_REQUIRE(!sfs_pieces_note(&p, 256 * KiB, 150 * US), "slow, but held");
+	U_CHECK(!sfs_pieces_note(&p, 256 * KiB, 150 * US), "the hold's last piece");
+	U_CHECK(!sfs_pieces_note(&p, 256 * KiB, 150 * US), "slow once");
+	U_CHECK(sfs_pieces_note(&p, 256 * KiB, 150 * US), "lowered after 128 MiB");
+	/* A step that is faster is kept, and forgets the holds. */
+	keep(&p, 64 * KiB);
+	U_CHECK(sfs_pieces_size(&p, 256 * KiB) == 64 * KiB, "fast at 64 KiB: kept");
 }
 
 U_TEST(judged, "pieces under a page are not judged; a short last piece counts at its step")
@@ -91,7 +138,8 @@ U_TEST(stale, "slow pieces larger than the limit, cut before it moved, lower not
 	U_REQUIRE(sfs_pieces_size(&p, 2 * MiB) == 64 * KiB, "64 KiB");
 	U_CHECK(!slow_twice(&p, 2 * MiB), "another relink's 2 MiB pieces");
 	U_CHECK(sfs_pieces_size(&p, 2 * MiB) == 64 * KiB, "the limit stays at 64 KiB");
-	/* The stale pieces reset the clean count: a full probe from here. */
+	/* On trial, pieces of another step are not counted: the trial's
+	 * fast MiB counts as clean, and 64 MiB of them raise the limit. */
 	fast(&p, 64 * KiB, 64 * MiB - 64 * KiB);
 	U_CHECK(sfs_pieces_size(&p, 2 * MiB) == 64 * KiB, "64 MiB less a piece: not yet up");
 	fast(&p, 64 * KiB, 64 * KiB);
