@@ -97,8 +97,9 @@ static int copy_commit(const struct sfs_relink_target *t, int64_t base, int64_t 
 			  size - base < COPY_CHUNK ? COPY_CHUNK_REPORTED :
 			  host_takes_free_memory() ? COPY_CHUNK_REPORTED :
 						     COPY_CHUNK;
+	bool adapt = !t->dax; /* DAX has no folios to size */
 	for (int64_t off = base; off < size;) {
-		int64_t chunk = t->dax ? ceiling : sfs_pieces_size(&pieces, ceiling);
+		int64_t chunk = adapt ? sfs_pieces_size(&pieces, ceiling) : ceiling;
 		size_t len = (size_t)SFS_MIN(size - off, chunk - (off & (chunk - 1)));
 		const char *src = sfs_stage_peek(t->stage, off, &len);
 		if (!src) {
@@ -108,9 +109,9 @@ static int copy_commit(const struct sfs_relink_target *t, int64_t base, int64_t 
 				return rc;
 			src = bounce;
 		}
-		uint64_t start = t->dax ? 0 : sfs_now_ns();
+		uint64_t start = adapt ? sfs_now_ns() : 0;
 		ssize_t w = sfs_real.pwrite(t->kfd, src, len, off);
-		if (!t->dax && w > 0 &&
+		if (adapt && w > 0 &&
 		    sfs_pieces_note(&pieces, (int64_t)w, (int64_t)(sfs_now_ns() - start)))
 			sfs_stat_event(SFS_EV_relink_pieces_lowered, 1);
 		if (w < 0 && errno == EINTR)

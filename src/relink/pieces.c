@@ -38,6 +38,13 @@ static bool slow(int64_t bytes, int64_t ns)
 	return ns > bytes / 2 + 4000;
 }
 
+/* The next probe or hold after x (0: none yet): twice x, up to the most. */
+static int64_t doubled(int64_t x)
+{
+	x = x ? 2 * x : SFS_PIECE_PROBE_FIRST;
+	return x < SFS_PIECE_PROBE_MAX ? x : SFS_PIECE_PROBE_MAX;
+}
+
 /* A piece of the step on trial: ends the trial once it has a MiB. */
 static void try_step(struct sfs_pieces *p, int limit, int64_t bytes, int64_t ns)
 {
@@ -53,9 +60,7 @@ static void try_step(struct sfs_pieces *p, int limit, int64_t bytes, int64_t ns)
 		atomic_store_explicit(&p->clean, tb, memory_order_relaxed);
 		return;
 	}
-	int64_t h = atomic_load_explicit(&p->hold_next, memory_order_relaxed);
-	h = h ? 2 * h : SFS_PIECE_PROBE_FIRST;
-	h = h < SFS_PIECE_PROBE_MAX ? h : SFS_PIECE_PROBE_MAX;
+	int64_t h = doubled(atomic_load_explicit(&p->hold_next, memory_order_relaxed));
 	atomic_store_explicit(&p->hold_next, h, memory_order_relaxed);
 	atomic_store_explicit(&p->hold, h, memory_order_relaxed);
 	atomic_store_explicit(&p->clean, 0, memory_order_relaxed);
@@ -90,11 +95,9 @@ bool sfs_pieces_note(struct sfs_pieces *p, int64_t bytes, int64_t ns)
 		int next = step_of_piece(bytes) + 1;
 		if (next >= SFS_PIECE_STEPS || next <= limit)
 			return false;
-		int64_t probe = atomic_load_explicit(&p->probe, memory_order_relaxed);
-		probe = probe ? 2 * probe : SFS_PIECE_PROBE_FIRST;
-		atomic_store_explicit(&p->probe,
-				      probe < SFS_PIECE_PROBE_MAX ? probe : SFS_PIECE_PROBE_MAX,
-				      memory_order_relaxed);
+		atomic_store_explicit(
+			&p->probe, doubled(atomic_load_explicit(&p->probe, memory_order_relaxed)),
+			memory_order_relaxed);
 		atomic_store_explicit(&p->above, ns * 1024 / bytes, memory_order_relaxed);
 		atomic_store_explicit(&p->trial_bytes, 0, memory_order_relaxed);
 		atomic_store_explicit(&p->trial_ns, 0, memory_order_relaxed);
