@@ -53,6 +53,45 @@ static _Atomic(struct sfs_file *) *slot_at(struct fd_array *a, int fd)
 SFS_HOT static _Atomic(struct fd_array *) table;
 SFS_HOT static atomic_int high_water;
 
+/* A slot of an array being replaced by a larger one: its value is in the
+ * new array, published once every slot is forwarded (grow). The current
+ * array never holds it, so only lock-free callers meet it: they follow the
+ * table to the new array. */
+#define FORWARDED ((struct sfs_file *)3)
+static_assert(FORWARDED != SFS_FD_INTERNAL && FORWARDED != SFS_FD_DSYNC, "a mark of its own");
+
+/* The array a grow is filling, until it is published: a child forked
+ * meanwhile finds the forwarded values there (sfs_fd_reset). */
+static _Atomic(struct fd_array *) growing;
+
+/* current_slot's wait for a grow in progress. */
+static __attribute__((noinline)) _Atomic(struct sfs_file *) *slot_after_grow(int fd,
+									     struct sfs_file **v);
+
+/* fd's slot in the current array and its value *v, following a grow in
+ * progress; NULL (and *v NULL) past the array. Lock-free. */
+static inline _Atomic(struct sfs_file *) *current_slot(int fd, struct sfs_file **v)
+{
+	struct fd_array *a = atomic_load_explicit(&table, memory_order_acquire);
+	if (fd < 0 || !a || fd >= a->n) {
+		*v = NULL;
+		return NULL;
+	}
+	_Atomic(struct sfs_file *) *slot = slot_at(a, fd);
+	*v = atomic_load_explicit(slot, memory_order_acquire);
+	return sfs_likely(*v != FORWARDED) ? slot : slot_after_grow(fd, v);
+}
+
+static _Atomic(struct sfs_file *) *slot_after_grow(int fd, struct sfs_file **v)
+{
+	_Atomic(struct sfs_file *) *slot;
+	do {
+		sched_yield(); /* the grower holds every stripe, briefly */
+		slot = current_slot(fd, v);
+	} while (*v == FORWARDED);
+	return slot;
+}
+
 /* The locks of the slots: one per stripe of descriptor numbers, each on its
  * own cache line. A call on a descriptor takes its stripe's lock only, so
  * that threads opening, reading and closing different files do not take
@@ -78,7 +117,10 @@ static void unlock_fd(int fd)
 /* A pending mark: PEND_BASE + ops * PEND_SLOTS + inflight, where ops
  * counts the kernel reads and writes begun (up to SFS_FD_PENDING_OPS) and
  * inflight those still running; PROMOTING while one call manages the
- * descriptor. */
+ * descriptor. A kernel call's count and the claim of a promotion change
+ * the mark with one compare-and-swap, without the lock (a pending read
+ * takes no lock); so a locked writer that decides on what a pending slot
+ * holds swaps it too (swap_slot). */
 #define PEND_BASE 16u
 #define PEND_SLOTS 64u
 #define PROMOTING ((struct sfs_file *)(uintptr_t)4000)
@@ -107,15 +149,30 @@ static unsigned inflight_of(const struct sfs_file *v)
 	return (unsigned)((uintptr_t)v - PEND_BASE) % PEND_SLOTS;
 }
 
-/* Caller holds the slot's lock: a slot goes from old to v. */
-static void store_slot(_Atomic(struct sfs_file *) *slot, struct sfs_file *old, struct sfs_file *v)
+/* Caller holds the slot's lock: the slot goes to v. Returns what it held
+ * (a lock-free call may have changed it since the caller looked). */
+static struct sfs_file *store_slot(_Atomic(struct sfs_file *) *slot, struct sfs_file *v)
 {
-	atomic_store_explicit(slot, v, memory_order_release);
+	struct sfs_file *old = atomic_exchange(slot, v);
 	/* Only when a mark comes or goes: a kernel call of a pending
 	 * descriptor, which changes its mark's counts, writes no shared line. */
 	int delta = (int)is_pending(v) - (int)is_pending(old);
 	if (delta)
 		atomic_fetch_add(&npending, delta);
+	return old;
+}
+
+/* Caller holds the slot's lock: the slot goes from *v to nv unless a
+ * lock-free call changed its mark meanwhile (false: *v is what it holds). */
+static bool swap_slot(_Atomic(struct sfs_file *) *slot, struct sfs_file **v, struct sfs_file *nv)
+{
+	struct sfs_file *old = *v;
+	if (!atomic_compare_exchange_strong(slot, v, nv))
+		return false;
+	int delta = (int)is_pending(nv) - (int)is_pending(old);
+	if (delta)
+		atomic_fetch_add(&npending, delta);
+	return true;
 }
 
 struct sfs_file *sfs_fd_get(int fd)
@@ -125,6 +182,11 @@ struct sfs_file *sfs_fd_get(int fd)
 		return NULL;
 	for (;;) {
 		struct sfs_file *f = atomic_load_explicit(slot_at(a, fd), memory_order_acquire);
+		if (f == FORWARDED) {
+			current_slot(fd, &f); /* waits for the grow */
+			a = atomic_load_explicit(&table, memory_order_acquire);
+			continue;
+		}
 		if ((uintptr_t)f <= SFS_FD_MARK_MAX) /* empty, or a mark */
 			return NULL;
 		if (sfs_file_tryget(f)) {
@@ -142,16 +204,16 @@ struct sfs_file *sfs_fd_get(int fd)
 
 bool sfs_fd_is_internal(int fd)
 {
-	struct fd_array *a = atomic_load_explicit(&table, memory_order_acquire);
-	return fd >= 0 && a && fd < a->n &&
-	       atomic_load_explicit(slot_at(a, fd), memory_order_relaxed) == SFS_FD_INTERNAL;
+	struct sfs_file *v;
+	current_slot(fd, &v);
+	return v == SFS_FD_INTERNAL;
 }
 
 bool sfs_fd_is_dsync(int fd)
 {
-	struct fd_array *a = atomic_load_explicit(&table, memory_order_acquire);
-	return fd >= 0 && a && fd < a->n &&
-	       atomic_load_explicit(slot_at(a, fd), memory_order_relaxed) == SFS_FD_DSYNC;
+	struct sfs_file *v;
+	current_slot(fd, &v);
+	return v == SFS_FD_DSYNC;
 }
 
 /* Caller holds every stripe. Grows the array to cover fd. */
@@ -175,13 +237,20 @@ static struct fd_array *grow(int fd)
 	static_assert(sizeof(b->slot[0]) % _Alignof(struct pend_id) == 0, "ids after the slots");
 	b->n = n;
 	b->ids = (struct pend_id *)&b->slot[n];
-	for (int d = 0; a && d < a->n; d++)
-		atomic_store_explicit(slot_at(b, d), atomic_load(slot_at(a, d)),
-				      memory_order_relaxed);
+	atomic_store(&growing, b);
+	/* Each value goes to the new array before its old slot says so: a
+	 * lock-free call's swap lands before (and is copied) or fails. */
+	for (int d = 0; a && d < a->n; d++) {
+		struct sfs_file *v = atomic_load(slot_at(a, d));
+		do
+			atomic_store_explicit(slot_at(b, d), v, memory_order_relaxed);
+		while (!atomic_compare_exchange_weak(slot_at(a, d), &v, FORWARDED));
+	}
 	if (a)
 		memcpy(b->ids, a->ids, (size_t)a->n * sizeof(*a->ids));
 	/* The old array is deliberately leaked: lock-free readers may hold it. */
 	atomic_store_explicit(&table, b, memory_order_release);
+	atomic_store(&growing, NULL);
 	return b;
 }
 
@@ -205,9 +274,7 @@ static bool covered(int fd)
  * slot to v; *old (if old): what the slot held. */
 static void set_slot(int fd, struct sfs_file *v, struct sfs_file **old)
 {
-	struct fd_array *a = atomic_load(&table);
-	struct sfs_file *was = atomic_load(slot_at(a, fd));
-	store_slot(slot_at(a, fd), was, v);
+	struct sfs_file *was = store_slot(slot_at(atomic_load(&table), fd), v);
 	if (old)
 		*old = was;
 	int high = atomic_load(&high_water);
@@ -241,27 +308,20 @@ int sfs_fd_install(int fd, struct sfs_file *f)
 
 struct sfs_file *sfs_fd_remove(int fd)
 {
-	struct fd_array *a = atomic_load_explicit(&table, memory_order_acquire);
-	if (fd < 0 || !a || fd >= a->n)
+	/* Without the lock: a forked child closing what it will not need
+	 * before its exec writes no page of the stripes, and a close writes
+	 * the slot once. (A slot set meanwhile by another thread's open of
+	 * the same number races this close with or without the lock.) */
+	struct sfs_file *f;
+	_Atomic(struct sfs_file *) *slot = current_slot(fd, &f);
+	while (f && f != SFS_FD_INTERNAL && !atomic_compare_exchange_weak(slot, &f, NULL))
+		if (f == FORWARDED)
+			slot = current_slot(fd, &f);
+	if (!f || f == SFS_FD_INTERNAL)
 		return NULL;
-	/* An empty slot without the lock: a forked child closing what it
-	 * will not need before its exec writes no page of the stripes. (A
-	 * slot set meanwhile by another thread's open of the same number
-	 * races this close with or without the lock.) */
-	if (!atomic_load(slot_at(a, fd)))
-		return NULL;
-	lock_fd(fd);
-	a = atomic_load(&table);
-	struct sfs_file *f = atomic_load(slot_at(a, fd));
-	if (f == SFS_FD_INTERNAL) {
-		f = NULL;
-	} else if (f) {
-		store_slot(slot_at(a, fd), f, NULL);
-		if ((uintptr_t)f <= SFS_FD_MARK_MAX)
-			f = NULL;
-	}
-	unlock_fd(fd);
-	return f;
+	if (is_pending(f))
+		atomic_fetch_sub(&npending, 1);
+	return (uintptr_t)f <= SFS_FD_MARK_MAX ? NULL : f;
 }
 
 void sfs_fd_set_internal(int fd, bool internal)
@@ -302,9 +362,24 @@ void sfs_fd_reset(bool dsync)
 {
 	for (int i = 0; i < STRIPES; i++)
 		sfs_mutex_reset_child(&stripes[i].m);
+	/* Forked in the middle of another thread's grow: finish it. A
+	 * forwarded slot's value is in the new array, the others' in the
+	 * old one (grow). */
+	struct fd_array *a = atomic_load(&table), *b = atomic_load(&growing);
+	if (b && b != a) {
+		for (int fd = 0; a && fd < a->n; fd++) {
+			struct sfs_file *v = atomic_load(slot_at(a, fd));
+			if (v != FORWARDED)
+				atomic_store(slot_at(b, fd), v);
+		}
+		if (a)
+			memcpy(b->ids, a->ids, (size_t)a->n * sizeof(*a->ids));
+		atomic_store(&table, b);
+		atomic_store(&growing, NULL);
+		a = b;
+	}
 	/* Only slots that change are written: a child that only execs copies
 	 * no page of the table it does not need to. */
-	struct fd_array *a = atomic_load(&table);
 	for (int i = 0; a && i < a->n; i++) {
 		struct sfs_file *f = atomic_load(&a->slot[i]), *keep = NULL;
 		if (f == SFS_FD_DSYNC)
@@ -342,10 +417,8 @@ void sfs_fd_set_pending_new(int fd)
 
 enum sfs_fd_kind sfs_fd_kind(int fd)
 {
-	struct fd_array *a = atomic_load_explicit(&table, memory_order_acquire);
-	if (fd < 0 || !a || fd >= a->n)
-		return SFS_FD_KIND_KERNEL;
-	struct sfs_file *v = atomic_load_explicit(slot_at(a, fd), memory_order_acquire);
+	struct sfs_file *v;
+	current_slot(fd, &v);
 	return is_pending(v)		      ? SFS_FD_KIND_PENDING :
 	       (uintptr_t)v > SFS_FD_MARK_MAX ? SFS_FD_KIND_MANAGED :
 						SFS_FD_KIND_KERNEL;
@@ -366,46 +439,40 @@ static _Atomic(struct sfs_file *) *slot_locked(int fd)
 enum sfs_pending_step sfs_fd_pending_begin(int fd, bool promote)
 {
 	for (;;) {
-		enum sfs_pending_step step = SFS_PENDING_NO;
-		bool wait = false;
-		lock_fd(fd);
-		_Atomic(struct sfs_file *) *slot = slot_locked(fd);
-		struct sfs_file *v = slot ? atomic_load(slot) : NULL;
+		struct sfs_file *v, *next = NULL;
+		_Atomic(struct sfs_file *) *slot = current_slot(fd, &v);
+		if (!is_pending(v))
+			return SFS_PENDING_NO;
+		enum sfs_pending_step step = SFS_PENDING_NO; /* wait and look again */
+		unsigned ops = ops_of(v), inflight = inflight_of(v);
 		if (v == PROMOTING) {
-			wait = true;
-		} else if (is_pending(v)) {
-			unsigned ops = ops_of(v), inflight = inflight_of(v);
-			if ((promote || ops >= SFS_FD_PENDING_OPS) && inflight == 0) {
-				store_slot(slot, v, PROMOTING);
-				step = SFS_PENDING_PROMOTE;
-			} else if (promote) {
-				wait = true; /* for the kernel calls in flight */
-			} else if (inflight + 1 < PEND_SLOTS) {
-				ops = ops < SFS_FD_PENDING_OPS ? ops + 1 : ops;
-				store_slot(slot, v, pend(ops, inflight + 1));
-				step = SFS_PENDING_KERNEL;
-			} else {
-				wait = true; /* as many callers as the mark counts */
-			}
-		}
-		unlock_fd(fd);
-		if (!wait)
-			return step;
-		sched_yield();
+			/* another call manages it */
+		} else if ((promote || ops >= SFS_FD_PENDING_OPS) && inflight == 0) {
+			next = PROMOTING;
+			step = SFS_PENDING_PROMOTE;
+		} else if (promote) {
+			/* for the kernel calls in flight */
+		} else if (inflight + 1 < PEND_SLOTS) {
+			ops = ops < SFS_FD_PENDING_OPS ? ops + 1 : ops;
+			next = pend(ops, inflight + 1);
+			step = SFS_PENDING_KERNEL;
+		} /* else as many callers as the mark counts */
+		if (step == SFS_PENDING_NO)
+			sched_yield();
+		else if (atomic_compare_exchange_strong(slot, &v, next))
+			return step; /* pending to pending: npending stays */
 	}
 }
 
 void sfs_fd_pending_end(int fd)
 {
-	int saved = errno;
-	lock_fd(fd);
-	_Atomic(struct sfs_file *) *slot = slot_locked(fd);
-	struct sfs_file *v = slot ? atomic_load(slot) : NULL;
+	struct sfs_file *v;
+	_Atomic(struct sfs_file *) *slot = current_slot(fd, &v);
 	/* The mark may be gone (the descriptor closed meanwhile). */
-	if (is_pending(v) && v != PROMOTING && inflight_of(v) > 0)
-		store_slot(slot, v, (struct sfs_file *)((uintptr_t)v - 1));
-	unlock_fd(fd);
-	errno = saved;
+	while (is_pending(v) && v != PROMOTING && inflight_of(v) > 0 &&
+	       !atomic_compare_exchange_weak(slot, &v, (struct sfs_file *)((uintptr_t)v - 1)))
+		if (v == FORWARDED)
+			slot = current_slot(fd, &v);
 }
 
 bool sfs_fd_pending_may_be(int fd, dev_t dev, ino_t ino)
@@ -462,16 +529,14 @@ bool sfs_fd_pending_was_synced(int fd)
 
 bool sfs_fd_pending_claim(int fd)
 {
-	bool ok = false;
-	lock_fd(fd);
-	_Atomic(struct sfs_file *) *slot = slot_locked(fd);
-	struct sfs_file *v = slot ? atomic_load(slot) : NULL;
-	if (is_pending(v) && v != PROMOTING && inflight_of(v) == 0) {
-		store_slot(slot, v, PROMOTING);
-		ok = true;
-	}
-	unlock_fd(fd);
-	return ok;
+	struct sfs_file *v;
+	_Atomic(struct sfs_file *) *slot = current_slot(fd, &v);
+	while (is_pending(v) && v != PROMOTING && inflight_of(v) == 0)
+		if (atomic_compare_exchange_weak(slot, &v, PROMOTING))
+			return true;
+		else if (v == FORWARDED)
+			slot = current_slot(fd, &v);
+	return false;
 }
 
 void sfs_fd_promoted(int fd)
@@ -479,7 +544,7 @@ void sfs_fd_promoted(int fd)
 	lock_fd(fd);
 	_Atomic(struct sfs_file *) *slot = slot_locked(fd);
 	if (slot && atomic_load(slot) == PROMOTING)
-		store_slot(slot, PROMOTING, NULL);
+		store_slot(slot, NULL);
 	unlock_fd(fd);
 }
 
@@ -491,11 +556,12 @@ void sfs_fd_pending_forget(int fd)
 		lock_fd(fd);
 		_Atomic(struct sfs_file *) *slot = slot_locked(fd);
 		struct sfs_file *v = slot ? atomic_load(slot) : NULL;
-		bool wait = v == PROMOTING;
-		if (!wait && is_pending(v))
-			store_slot(slot, v, NULL); /* calls in flight end without it */
+		/* Calls in flight end without the mark; a claim may have
+		 * swapped it for PROMOTING meanwhile: then wait. */
+		while (v != PROMOTING && is_pending(v) && !swap_slot(slot, &v, NULL))
+			;
 		unlock_fd(fd);
-		if (!wait)
+		if (v != PROMOTING)
 			return;
 		sched_yield();
 	}
@@ -524,8 +590,8 @@ void sfs_fd_foreach_pending(bool (*fn)(int fd, void *arg), void *arg)
 {
 	int limit = sfs_fd_limit();
 	for (int fd = 0; fd < limit && sfs_fd_any_pending(); fd++) {
-		struct fd_array *a = atomic_load_explicit(&table, memory_order_acquire);
-		struct sfs_file *v = a && fd < a->n ? atomic_load(slot_at(a, fd)) : NULL;
+		struct sfs_file *v;
+		current_slot(fd, &v);
 		if (is_pending(v) && v != PROMOTING && !fn(fd, arg))
 			return;
 	}
@@ -539,13 +605,14 @@ static bool forgettable(const struct sfs_file *v)
 
 void sfs_fd_forget_mark(int fd)
 {
-	struct fd_array *a = atomic_load_explicit(&table, memory_order_acquire);
-	if (fd < 0 || !a || fd >= a->n || !forgettable(atomic_load(slot_at(a, fd))))
+	struct sfs_file *v;
+	current_slot(fd, &v);
+	if (!forgettable(v))
 		return; /* the common case: nothing, or a managed file */
 	lock_fd(fd);
 	_Atomic(struct sfs_file *) *slot = slot_locked(fd);
-	struct sfs_file *v = slot ? atomic_load(slot) : NULL;
-	if (forgettable(v))
-		store_slot(slot, v, NULL);
+	v = slot ? atomic_load(slot) : NULL;
+	while (forgettable(v) && !swap_slot(slot, &v, NULL))
+		;
 	unlock_fd(fd);
 }

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* fd -> open-file table. Lookups are lock-free (one load of the array, one of
- * the slot, one reference increment); installs and removals take a mutex.
- * The array only grows; old arrays are kept (never freed) so a lock-free
- * reader holding one stays safe. A slot holds NULL (not ours: pass through),
+ * the slot, one reference increment), and so are removals and a pending
+ * descriptor's counts (one compare-and-swap); installs and marks take a
+ * mutex. The array only grows; old arrays are kept (never freed) so a
+ * lock-free caller holding one stays safe, and a grow forwards each old
+ * slot to the new array. A slot holds NULL (not ours: pass through),
  * a struct sfs_file (a managed file), SFS_FD_INTERNAL (one of the
  * library's own descriptors, which the application must not touch),
  * SFS_FD_DSYNC (sync and strict modes: a descriptor of a file left to the

@@ -12,10 +12,15 @@
  *  - threads each opening, reading and closing a file of its own over and
  *    over (a server of small files), while another makes descriptors past
  *    the library's table so that it grows under them: every read returns
- *    its file's block. */
+ *    its file's block;
+ *  - threads each reading fresh files of their own past their pending
+ *    reads while the table grows under them, in fresh processes: every
+ *    descriptor is managed after its pending reads (a count of its kernel
+ *    calls lost to a grow would leave it the kernel's for good). */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -267,12 +272,138 @@ static void own_files(const char *dir)
 	free(g.path);
 }
 
+#define HELD_THREADS 4
+#define HELD_FILES 150 /* each thread's */
+#define HELD_READS (SFS_TEST_PENDING_OPS + 4)
+#define HELD_PROCS 6
+/* The library's SFS_FD_PENDING_OPS (fs/fdtable.h). */
+#define SFS_TEST_PENDING_OPS 16
+
+struct held {
+	const char *dir;
+	int thread, bad;
+	atomic_int *done;
+};
+
+/* The path of thread's file into buf (t_path's buffers are not the
+ * threads'). */
+static char *held_path(char buf[static 4096], const char *dir, int thread, int file)
+{
+	snprintf(buf, 4096, "%s/held.%d.%d", dir, thread, file);
+	return buf;
+}
+
+static void *read_held(void *arg)
+{
+	struct held *h = arg;
+	unsigned char b[BLOCK];
+	char path[4096];
+	for (int k = 0; k < HELD_FILES; k++) {
+		int fd = open(held_path(path, h->dir, h->thread, k), O_RDONLY);
+		for (int r = 0; fd >= 0 && r < HELD_READS; r++) {
+			if (pread(fd, b, BLOCK, 0) != BLOCK || !block_ok(b, 0, 50))
+				h->bad++;
+			sched_yield(); /* more reads in flight across a grow */
+		}
+		if (fd < 0 || close(fd) != 0)
+			h->bad++;
+	}
+	atomic_fetch_add(h->done, 1);
+	return NULL;
+}
+
+/* The child of held_files: the readers, and descriptors made at ever
+ * higher numbers until they are done, so that the table grows (a few
+ * times a process: it doubles) while they read. */
+static void held_child(const char *dir)
+{
+	struct rlimit rl;
+	T_REQUIRE(getrlimit(RLIMIT_NOFILE, &rl) == 0, "getrlimit");
+	rl.rlim_cur = rl.rlim_max < 65536 ? rl.rlim_max : 65536;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	getrlimit(RLIMIT_NOFILE, &rl);
+	atomic_int done = 0;
+	struct held h[HELD_THREADS];
+	pthread_t t[HELD_THREADS];
+	for (int k = 0; k < HELD_THREADS; k++) {
+		h[k] = (struct held){.dir = dir, .thread = k, .done = &done};
+		T_REQUIRE(pthread_create(&t[k], NULL, read_held, &h[k]) == 0, "thread");
+	}
+	char path[4096];
+	int fd = open(held_path(path, dir, 0, 0), O_RDONLY);
+	T_REQUIRE(fd >= 0, "open");
+	for (int at = 300; atomic_load(&done) < HELD_THREADS && at < (int)rl.rlim_cur; at *= 2) {
+		int d = fcntl(fd, F_DUPFD, at);
+		T_CHECK(d >= at, "a descriptor at %d or above", at);
+		if (d >= 0)
+			close(d);
+		usleep(2000);
+	}
+	close(fd);
+	for (int k = 0; k < HELD_THREADS; k++) {
+		pthread_join(t[k], NULL);
+		T_CHECK(!h[k].bad, "thread %d: %d open, read or close calls failed or read wrong",
+			k, h[k].bad);
+	}
+}
+
+/* held_files' files, block 0 of stream 50 each, written by one process (a
+ * process a file would leave as many operation logs in sync and strict
+ * modes) started afresh (a forked child of a threaded process may not do
+ * this much under ThreadSanitizer). */
+static void held_make(const char *dir)
+{
+	unsigned char b[BLOCK];
+	char path[4096];
+	t_fill(b, BLOCK, 50, 0);
+	memset(b, 0, sizeof(int));
+	for (int k = 0; k < HELD_THREADS; k++)
+		for (int f = 0; f < HELD_FILES; f++) {
+			int fd = open(held_path(path, dir, k, f), O_WRONLY | O_CREAT | O_TRUNC,
+				      0644);
+			T_CHECK(fd >= 0 && write(fd, b, BLOCK) == BLOCK && close(fd) == 0,
+				"write held.%d.%d", k, f);
+		}
+}
+
+static void held_files(const char *dir)
+{
+	const char *make[] = {"PENDING_READS_HELD", "make", NULL};
+	int wst = t_run_self(dir, make, NULL);
+	T_REQUIRE(WIFEXITED(wst) && WEXITSTATUS(wst) == 0, "the process that writes the files");
+	char *stats = strdup(t_path(dir, "held.stats"));
+	int unmanaged = 0;
+	for (int p = 0; p < HELD_PROCS; p++) {
+		int st = t_run_self_stats(dir, "PENDING_READS_HELD", "1", stats);
+		T_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+			"process %d: the readers failed (%#x)", p, st);
+		/* And the descriptor held_child dups, managed at its first. */
+		if (t_under_splitfs())
+			unmanaged += HELD_THREADS * HELD_FILES + 1 -
+				     (int)t_stat_event(stats, "pending_promoted");
+	}
+	T_CHECK(unmanaged == 0,
+		"%d of %d descriptors read %d times were never managed: a count of their "
+		"kernel reads was lost",
+		unmanaged, HELD_PROCS * HELD_THREADS * HELD_FILES, HELD_READS);
+	free(stats);
+}
+
 int main(int argc, char **argv)
 {
 	T_REQUIRE(argc == 2, "usage: pending_reads DIR");
+	const char *held = getenv("PENDING_READS_HELD");
+	if (held) {
+		if (strcmp(held, "make") == 0)
+			held_make(argv[1]);
+		else
+			held_child(argv[1]);
+		return t_result();
+	}
 	one_reader(argv[1]);
 	reader_then_writer(argv[1]);
 	threads_share(argv[1]);
 	own_files(argv[1]);
+	held_files(argv[1]);
 	return t_result();
 }
