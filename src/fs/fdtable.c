@@ -254,20 +254,24 @@ static struct fd_array *grow(int fd)
 	return b;
 }
 
-/* Whether the array covers fd, grown if it did not; false: no memory for
- * it. The caller holds no stripe (it may take fd's next: an array never
- * shrinks). */
-static bool covered(int fd)
+/* covered's grow, under every stripe. */
+static __attribute__((noinline)) bool grow_to(int fd)
 {
-	struct fd_array *a = atomic_load_explicit(&table, memory_order_acquire);
-	if (a && fd < a->n)
-		return true;
 	for (int i = 0; i < STRIPES; i++)
 		sfs_mutex_lock(&stripes[i].m);
-	a = grow(fd);
+	struct fd_array *a = grow(fd);
 	for (int i = STRIPES - 1; i >= 0; i--)
 		sfs_mutex_unlock(&stripes[i].m);
 	return a != NULL;
+}
+
+/* Whether the array covers fd, grown if it did not; false: no memory for
+ * it. The caller holds no stripe (it may take fd's next: an array never
+ * shrinks). */
+static inline bool covered(int fd)
+{
+	struct fd_array *a = atomic_load_explicit(&table, memory_order_acquire);
+	return sfs_likely(a && fd < a->n) || grow_to(fd);
 }
 
 /* Caller holds fd's lock, and the array covers fd (covered). Sets fd's

@@ -141,12 +141,11 @@ static void manage(int fd, int flags, int cloexec, int64_t pos, enum manage_how 
 	if (fd < 0 || (flags & O_PATH) || !sfs_live())
 		return;
 	int saved = errno;
-	sfs_fd_forget_mark(fd); /* a number reused behind our back */
 	/* O_DIRECTORY without O_TMPFILE's own bit opened a directory (a
 	 * directory walk: rsync, find, git): nothing to manage, nothing to
 	 * ask of it. */
 	if ((flags & O_TMPFILE) == O_DIRECTORY)
-		goto out;
+		goto forget;
 	/* O_DIRECT needs the kernel's own I/O path; so do O_SYNC/O_DSYNC in
 	 * POSIX mode (in sync and strict modes every write is synchronous). */
 	bool kernel_only = (flags & O_DIRECT) ||
@@ -168,10 +167,13 @@ static void manage(int fd, int flags, int cloexec, int64_t pos, enum manage_how 
 	bool read_only = (flags & O_ACCMODE) == O_RDONLY && !(flags & (O_CREAT | O_TRUNC));
 	bool unseen = created || ((read_only || !sfs_inode_any()) && sfs_census_clear());
 	if (unseen && how == MANAGE_OPEN && may_pend(flags) && !kernel_only) {
-		sfs_fd_set_pending_new(fd);
+		sfs_fd_set_pending_new(fd); /* whatever the slot held goes */
 		sfs_stat_event(SFS_EV_pending_opens, 1);
 		goto out;
 	}
+	/* A mark the number kept when it was closed behind our back (not
+	 * through the library): every path below that sets no entry. */
+	sfs_fd_forget_mark(fd);
 	struct stat st;
 	if (sfs_fstat_quiet(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != sfs_g.root_dev)
 		goto out;
@@ -242,6 +244,9 @@ kernel:
 	 * durable when they return. */
 	if (sfs_oplog_on() && (flags & O_ACCMODE) != O_RDONLY)
 		sfs_fd_set_dsync(fd, true);
+	goto out;
+forget:
+	sfs_fd_forget_mark(fd);
 out:
 	errno = saved;
 }

@@ -21,11 +21,6 @@
 /* Also in a vfork child (sys/global.h): what it creates, renames or
  * removes is as durable as the parent's own changes; the calls below edit
  * nothing of the parent's. */
-bool sfs_metasync_on(void)
-{
-	return sfs_g.active && sfs_g.opt.mode != SFS_MODE_POSIX;
-}
-
 /* fsync of fd when it is on the managed file system. */
 static int sync_if_ours(int fd)
 {

@@ -11,8 +11,14 @@
 
 #include <stdbool.h>
 
-/* Whether metadata calls are made durable (sync or strict mode). */
-bool sfs_metasync_on(void);
+#include "../sys/global.h"
+
+/* Whether metadata calls are made durable (sync or strict mode). Inline:
+ * every open and namespace call asks. */
+static inline bool sfs_metasync_on(void)
+{
+	return sfs_g.active && sfs_g.opt.mode != SFS_MODE_POSIX;
+}
 
 /* The directory holding path's last component. */
 int sfs_metasync_parent(int dirfd, const char *path);
