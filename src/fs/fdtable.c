@@ -57,8 +57,8 @@ SFS_HOT static atomic_int high_water;
  * new array, published once every slot is forwarded (grow). The current
  * array never holds it, so only lock-free callers meet it: they follow the
  * table to the new array. */
-#define FORWARDED ((struct sfs_file *)3)
-static_assert(FORWARDED != SFS_FD_INTERNAL && FORWARDED != SFS_FD_DSYNC, "a mark of its own");
+#define FORWARDED_MARK 3u /* SFS_FD_INTERNAL is 1, SFS_FD_DSYNC 2 */
+#define FORWARDED ((struct sfs_file *)(uintptr_t)FORWARDED_MARK)
 
 /* The array a grow is filling, until it is published: a child forked
  * meanwhile finds the forwarded values there (sfs_fd_reset). */
@@ -126,6 +126,7 @@ static void unlock_fd(int fd)
 #define PROMOTING ((struct sfs_file *)(uintptr_t)4000)
 static_assert(PEND_BASE + (SFS_FD_PENDING_OPS + 1) * PEND_SLOTS <= 4000 && 4000 <= SFS_FD_MARK_MAX,
 	      "pending marks lie below PROMOTING, among the marks");
+static_assert(FORWARDED_MARK > 2 && FORWARDED_MARK < PEND_BASE, "FORWARDED is no other mark");
 SFS_HOT static atomic_int npending; /* slots holding a pending mark */
 
 static bool is_pending(const struct sfs_file *v)
