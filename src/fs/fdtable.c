@@ -150,56 +150,58 @@ static unsigned inflight_of(const struct sfs_file *v)
 	return (unsigned)((uintptr_t)v - PEND_BASE) % PEND_SLOTS;
 }
 
+/* A slot went from old to v: npending follows. Only when a mark comes or
+ * goes: a kernel call of a pending descriptor, which changes its mark's
+ * counts, writes no shared line. */
+static void count_pending(const struct sfs_file *old, const struct sfs_file *v)
+{
+	int delta = (int)is_pending(v) - (int)is_pending(old);
+	if (delta)
+		atomic_fetch_add(&npending, delta);
+}
+
 /* Caller holds the slot's lock: the slot goes to v. Returns what it held
  * (a lock-free call may have changed it since the caller looked). */
 static struct sfs_file *store_slot(_Atomic(struct sfs_file *) *slot, struct sfs_file *v)
 {
 	struct sfs_file *old = atomic_exchange(slot, v);
-	/* Only when a mark comes or goes: a kernel call of a pending
-	 * descriptor, which changes its mark's counts, writes no shared line. */
-	int delta = (int)is_pending(v) - (int)is_pending(old);
-	if (delta)
-		atomic_fetch_add(&npending, delta);
+	count_pending(old, v);
 	return old;
 }
 
-/* Caller holds the slot's lock: the slot goes from *v to nv unless a
- * lock-free call changed its mark meanwhile (false: *v is what it holds). */
-static bool swap_slot(_Atomic(struct sfs_file *) *slot, struct sfs_file **v, struct sfs_file *nv)
+/* fd's *slot goes from *v to nv; false when it held something else (or
+ * the swap failed spuriously): *v is then what it holds, and *slot the
+ * new array's after a grow. In a loop, with or without fd's lock (under
+ * it no grow runs, and no lock-free call changes a slot but a pending
+ * mark's). Inlined: it is one instruction on every pending call's path. */
+static inline __attribute__((always_inline)) bool
+swap_slot(int fd, _Atomic(struct sfs_file *) **slot, struct sfs_file **v, struct sfs_file *nv)
 {
 	struct sfs_file *old = *v;
-	if (!atomic_compare_exchange_strong(slot, v, nv))
+	if (!atomic_compare_exchange_weak(*slot, v, nv)) {
+		if (*v == FORWARDED)
+			*slot = current_slot(fd, v);
 		return false;
-	int delta = (int)is_pending(nv) - (int)is_pending(old);
-	if (delta)
-		atomic_fetch_add(&npending, delta);
+	}
+	count_pending(old, nv);
 	return true;
 }
 
 struct sfs_file *sfs_fd_get(int fd)
 {
-	struct fd_array *a = atomic_load_explicit(&table, memory_order_acquire);
-	if (fd < 0 || !a || fd >= a->n)
-		return NULL;
 	for (;;) {
-		struct sfs_file *f = atomic_load_explicit(slot_at(a, fd), memory_order_acquire);
-		if (f == FORWARDED) {
-			current_slot(fd, &f); /* waits for the grow */
-			a = atomic_load_explicit(&table, memory_order_acquire);
-			continue;
-		}
+		struct sfs_file *f;
+		_Atomic(struct sfs_file *) *slot = current_slot(fd, &f);
 		if ((uintptr_t)f <= SFS_FD_MARK_MAX) /* empty, or a mark */
 			return NULL;
 		if (sfs_file_tryget(f)) {
 			/* The file may have been closed and its object reused for
-			 * another descriptor in between: confirm it is still ours. */
-			if (atomic_load_explicit(slot_at(a, fd), memory_order_acquire) == f)
+			 * another descriptor in between (or the slot forwarded by
+			 * a grow): confirm it is still ours. */
+			if (atomic_load_explicit(slot, memory_order_acquire) == f)
 				return f;
 			sfs_file_put(f);
 		}
-		a = atomic_load_explicit(&table, memory_order_acquire);
-		if (fd >= a->n)
-			return NULL;
 	}
 }
 
@@ -319,13 +321,8 @@ struct sfs_file *sfs_fd_remove(int fd)
 	 * the same number races this close with or without the lock.) */
 	struct sfs_file *f;
 	_Atomic(struct sfs_file *) *slot = current_slot(fd, &f);
-	while (f && f != SFS_FD_INTERNAL && !atomic_compare_exchange_weak(slot, &f, NULL))
-		if (f == FORWARDED)
-			slot = current_slot(fd, &f);
-	if (!f || f == SFS_FD_INTERNAL)
-		return NULL;
-	if (is_pending(f))
-		atomic_fetch_sub(&npending, 1);
+	while (f && f != SFS_FD_INTERNAL && !swap_slot(fd, &slot, &f, NULL))
+		;
 	return (uintptr_t)f <= SFS_FD_MARK_MAX ? NULL : f;
 }
 
@@ -464,8 +461,8 @@ enum sfs_pending_step sfs_fd_pending_begin(int fd, bool promote)
 		} /* else as many callers as the mark counts */
 		if (step == SFS_PENDING_NO)
 			sched_yield();
-		else if (atomic_compare_exchange_strong(slot, &v, next))
-			return step; /* pending to pending: npending stays */
+		else if (swap_slot(fd, &slot, &v, next))
+			return step;
 	}
 }
 
@@ -475,9 +472,8 @@ void sfs_fd_pending_end(int fd)
 	_Atomic(struct sfs_file *) *slot = current_slot(fd, &v);
 	/* The mark may be gone (the descriptor closed meanwhile). */
 	while (is_pending(v) && v != PROMOTING && inflight_of(v) > 0 &&
-	       !atomic_compare_exchange_weak(slot, &v, (struct sfs_file *)((uintptr_t)v - 1)))
-		if (v == FORWARDED)
-			slot = current_slot(fd, &v);
+	       !swap_slot(fd, &slot, &v, (struct sfs_file *)((uintptr_t)v - 1)))
+		;
 }
 
 bool sfs_fd_pending_may_be(int fd, dev_t dev, ino_t ino)
@@ -537,10 +533,8 @@ bool sfs_fd_pending_claim(int fd)
 	struct sfs_file *v;
 	_Atomic(struct sfs_file *) *slot = current_slot(fd, &v);
 	while (is_pending(v) && v != PROMOTING && inflight_of(v) == 0)
-		if (atomic_compare_exchange_weak(slot, &v, PROMOTING))
+		if (swap_slot(fd, &slot, &v, PROMOTING))
 			return true;
-		else if (v == FORWARDED)
-			slot = current_slot(fd, &v);
 	return false;
 }
 
@@ -563,7 +557,7 @@ void sfs_fd_pending_forget(int fd)
 		struct sfs_file *v = slot ? atomic_load(slot) : NULL;
 		/* Calls in flight end without the mark; a claim may have
 		 * swapped it for PROMOTING meanwhile: then wait. */
-		while (v != PROMOTING && is_pending(v) && !swap_slot(slot, &v, NULL))
+		while (v != PROMOTING && is_pending(v) && !swap_slot(fd, &slot, &v, NULL))
 			;
 		unlock_fd(fd);
 		if (v != PROMOTING)
@@ -617,7 +611,7 @@ void sfs_fd_forget_mark(int fd)
 	lock_fd(fd);
 	_Atomic(struct sfs_file *) *slot = slot_locked(fd);
 	v = slot ? atomic_load(slot) : NULL;
-	while (forgettable(v) && !swap_slot(slot, &v, NULL))
+	while (forgettable(v) && !swap_slot(fd, &slot, &v, NULL))
 		;
 	unlock_fd(fd);
 }

@@ -144,8 +144,10 @@ static void manage(int fd, int flags, int cloexec, int64_t pos, enum manage_how 
 	/* O_DIRECTORY without O_TMPFILE's own bit opened a directory (a
 	 * directory walk: rsync, find, git): nothing to manage, nothing to
 	 * ask of it. */
-	if ((flags & O_TMPFILE) == O_DIRECTORY)
-		goto forget;
+	if ((flags & O_TMPFILE) == O_DIRECTORY) {
+		sfs_fd_forget_mark(fd); /* a number reused behind our back */
+		goto out;
+	}
 	/* O_DIRECT needs the kernel's own I/O path; so do O_SYNC/O_DSYNC in
 	 * POSIX mode (in sync and strict modes every write is synchronous). */
 	bool kernel_only = (flags & O_DIRECT) ||
@@ -244,9 +246,6 @@ kernel:
 	 * durable when they return. */
 	if (sfs_oplog_on() && (flags & O_ACCMODE) != O_RDONLY)
 		sfs_fd_set_dsync(fd, true);
-	goto out;
-forget:
-	sfs_fd_forget_mark(fd);
 out:
 	errno = saved;
 }

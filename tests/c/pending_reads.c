@@ -272,12 +272,12 @@ static void own_files(const char *dir)
 	free(g.path);
 }
 
+/* The library's SFS_FD_PENDING_OPS (fs/fdtable.h). */
+#define SFS_TEST_PENDING_OPS 16
 #define HELD_THREADS 4
 #define HELD_FILES 150 /* each thread's */
 #define HELD_READS (SFS_TEST_PENDING_OPS + 4)
 #define HELD_PROCS 6
-/* The library's SFS_FD_PENDING_OPS (fs/fdtable.h). */
-#define SFS_TEST_PENDING_OPS 16
 
 struct held {
 	const char *dir;
