@@ -13,6 +13,10 @@
 #   script         a shell script of small commands (wc, cp, grep, cat) over
 #                  the first SCRIPT_FILES files of the tree: one process
 #                  start per command, what build tools and scripts pay
+#   build          make -j2 of this project by its own Makefile (gcc, as
+#                  and ld started per source), in a copy of its sources made
+#                  without the library: the library and the CLI (quick and
+#                  smoke: the CLI alone); the CLI it built must run
 # Seconds, lower is better; then spawn_us: a process start alone, the
 # median µs of posix_spawn+wait of /bin/true from a program under $RUN
 # (bench/src/spawn.c), and fork_us: the same by fork+execve, as bash and
@@ -21,13 +25,13 @@
 # and the repository is checked (git fsck, the index lists every file, the
 # work tree is clean), without the library; a failed step or check exits
 # non-zero and prints nothing.
-# needs: tar git rsync diff bc
+# needs: tar git rsync diff bc make gcc
 set -eu -o pipefail
 shopt -s inherit_errexit
 case $BENCH_SCALE in
-smoke) files=300 dirs=10 script_files=20 spawns=200 ;;
-quick) files=600 dirs=30 script_files=50 spawns=500 ;;
-*) files=3000 dirs=100 script_files=200 spawns=2000 ;;
+smoke) files=300 dirs=10 script_files=20 spawns=200 build=build/splitfs ;;
+quick) files=600 dirs=30 script_files=50 spawns=500 build=build/splitfs ;;
+*) files=3000 dirs=100 script_files=200 spawns=2000 build=all ;;
 esac
 tmp=$(mktemp -d /tmp/splitfs-bench-utils.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
@@ -92,6 +96,11 @@ for f in $list; do
 	cmp -s "$f" "$D/script/$n" || { echo "utils: the script's copy $n differs from $f" >&2; exit 1; }
 done
 cd "$D"
+
+mkdir "$D/proj"
+(cd "$BENCH_SRC/.." && cp -a Makefile splitfs.pc.in src cli include "$D/proj/")
+timed build $RUN make -C "$D/proj" -j2 -s $build
+"$D/proj/build/splitfs" version >/dev/null || { echo "utils: the CLI built under the library does not run" >&2; exit 1; }
 
 results+=$($RUN "$BENCH_BIN/spawn" "$D" "$spawns" /bin/true | grep '"spawn_us"')$'\n'
 results+=$($RUN "$BENCH_BIN/spawn" --fork "$D" "$spawns" /bin/true | grep '"fork_us"')$'\n'
