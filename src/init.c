@@ -258,10 +258,11 @@ static void do_init(void)
 	sfs_g.euid = geteuid();
 	sfs_stats_on = sfs_g.opt.stats;
 	sfs_stats_note_stderr();
-	/* Sync and strict modes start at once: the descriptors a process
-	 * inherits have their writes made durable per call from the start
-	 * (sfs_demote_inherited). */
-	if (sfs_g.opt.mode == SFS_MODE_POSIX) {
+	/* Sync and strict modes start at once when the process inherits a
+	 * descriptor on the root's file system, whose writes are made durable
+	 * per call from the start (sfs_demote_inherited); without one, their
+	 * start waits for a call that names a path, as POSIX mode's does. */
+	if (sfs_g.opt.mode == SFS_MODE_POSIX || !sfs_holds_root_descriptor(sfs_g.opt.root)) {
 		pthread_atfork(NULL, NULL, wake_child);
 		atomic_store_explicit(&sfs_wake_state, SFS_WAKE_DORMANT, memory_order_release);
 		return;

@@ -275,27 +275,47 @@ void sfs_atfork_child(void)
 	sfs_stats_reset();
 }
 
-void sfs_demote_inherited(void)
+/* Each descriptor the process holds that is on device dev (not the
+ * scan's own): with mark, a writable regular file's writes made durable
+ * per call (sync/strict); without, the scan stops at the first. Returns
+ * whether it found one; true when /proc cannot tell. */
+static bool scan_held(dev_t dev, bool mark)
 {
-	if (!sfs_oplog_on())
-		return;
 	int self = sfs_real.open("/proc/thread-self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (self < 0)
-		return;
+		return true;
+	bool found = false;
 	struct sfs_dirscan scan;
 	sfs_dirscan_start(&scan, self, sfs_kernel_getdents64);
 	const struct dirent64 *e;
 	while ((e = sfs_dirscan_next(&scan)) != NULL) {
 		int fd = atoi(e->d_name);
 		struct stat st;
-		if (e->d_name[0] == '.' || fd == self || sfs_fstat_quiet(fd, &st) != 0)
+		if (e->d_name[0] == '.' || fd == self || sfs_fstat_quiet(fd, &st) != 0 ||
+		    st.st_dev != dev)
 			continue;
-		if (!S_ISREG(st.st_mode) || st.st_dev != sfs_g.root_dev)
-			continue;
+		found = true;
+		if (!mark)
+			break;
 		/* Sync/strict: what this program writes there is durable per
 		 * call, as on its own files. */
-		if ((sfs_real.fcntl(fd, F_GETFL) & O_ACCMODE) != O_RDONLY)
+		if (S_ISREG(st.st_mode) && (sfs_real.fcntl(fd, F_GETFL) & O_ACCMODE) != O_RDONLY)
 			sfs_fd_set_dsync(fd, true);
 	}
 	sfs_real.close(self);
+	return found;
+}
+
+void sfs_demote_inherited(void)
+{
+	if (sfs_oplog_on())
+		scan_held(sfs_g.root_dev, true);
+}
+
+bool sfs_holds_root_descriptor(const char *root)
+{
+	struct stat st;
+	if (sfs_stat_quiet(AT_FDCWD, root, 0, &st) != 0)
+		return true; /* setup_root will say why */
+	return scan_held(st.st_dev, false);
 }

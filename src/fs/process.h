@@ -72,4 +72,9 @@ void sfs_atfork_child(void);
  * previous program are the kernel's, their writes made durable per call. */
 void sfs_demote_inherited(void);
 
+/* Before the start: whether the process holds a descriptor (of any type)
+ * on the file system of root, which it can only have inherited; true when
+ * it cannot tell. */
+bool sfs_holds_root_descriptor(const char *root);
+
 #endif

@@ -17,7 +17,9 @@
 # no more opens, closes, fcntls and stats than natively; of rsync
 # walking directories: no stat of a directory; and of a log that syncs
 # each record: no fallocate or statx per record; and of a file the process
-# knows, opened again and again to be read: no statx per open.
+# knows, opened again and again to be read: no statx per open. A sixth
+# looks at sync mode's start: no call on the root in a program that has
+# nothing there, each write synced in one that inherits a file there.
 . "$(dirname "$0")/../lib.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 command -v strace >/dev/null 2>&1 || skip "strace not installed"
@@ -260,6 +262,38 @@ for s in fallocate statx fdatasync; do
 	[ "$l" -le $((k + 2 * ONCE / 5)) ] ||
 		{ echo "FAIL: $l $s calls under SplitFS for $((2 * ONCE)) records each synced (native $k)"; rc=1; }
 done
+
+# Sync mode's start: a program that inherits no descriptor on the root's
+# file system and names no path (/bin/echo writing into a pipe) makes no
+# call on the root (its start waits, src/init.c); one that inherits a
+# writable descriptor of a file there (the shell's `>>file`) makes each of
+# its writes durable: an fdatasync after each write of /bin/echo; and one
+# that names a path starts there and then: tee's writes to the file it
+# opens synced too.
+echo "== SplitFS, sync mode: what programs start with"
+SPLITFS_MODE=sync strace -f -o "$ART/start-sync.strace" "$SFS_CLI" run --root "$SFS_MNT" -- \
+	sh -c "/bin/echo piped | cat >/dev/null; /bin/echo one >>\"$WORK/inherited\"; /bin/echo two >>\"$WORK/inherited\"; /bin/echo three | tee \"$WORK/named\" >/dev/null" \
+	>"$ART/start-sync.out" 2>&1 || { echo "FAIL: sh under SplitFS, sync mode"; rc=1; }
+# child_calls PROGRAM ARG FD: of the child started as PROGRAM ARG, its
+# calls on the root (.splitfs), its writes to FD, its syncs of FD.
+child_calls() {
+	local pid
+	pid=$(grep -F "execve(\"$1\", [\"$(basename "$1")\", \"$2\"]" "$ART/start-sync.strace" | awk '{ print $1 }')
+	[ -n "$pid" ] || pid=$(grep -F "execve(\"$1\", [\"$1\", \"$2\"]" "$ART/start-sync.strace" | awk '{ print $1 }')
+	[ -n "$pid" ] || { echo "-1 -1 -1"; return; }
+	echo "$(grep -c "^$pid .*\.splitfs" "$ART/start-sync.strace") $(grep -cE "^$pid +write\($3," "$ART/start-sync.strace") $(grep -cE "^$pid +f(data)?sync\($3\)" "$ART/start-sync.strace")"
+}
+read -r root_calls writes syncs <<<"$(child_calls /bin/echo piped 1)"
+echo "  /bin/echo into a pipe: $root_calls calls on the root"
+[ "$root_calls" = 0 ] || { echo "FAIL: a sync-mode program with nothing on the root started there ($root_calls calls)"; rc=1; }
+for w in "/bin/echo one 1" "/bin/echo two 1" "$(command -v tee) $WORK/named 3"; do
+	read -r root_calls writes syncs <<<"$(child_calls $w)"
+	echo "  ${w% *}: $writes writes, $syncs syncs, $root_calls calls on the root"
+	[ "$writes" -ge 1 ] && [ "$syncs" -ge "$writes" ] ||
+		{ echo "FAIL: ${w% *} under sync mode: $writes writes, $syncs syncs of its file"; rc=1; }
+done
+[ "$(cat "$WORK/inherited" 2>/dev/null)" = "$(printf 'one\ntwo')" ] && [ "$(cat "$WORK/named" 2>/dev/null)" = three ] ||
+	{ echo "FAIL: the sync-mode programs' files hold other bytes"; rc=1; }
 
 [ $rc -eq 0 ] || die "strace suite failed"
 echo "the data path makes $lib read/write system calls under SplitFS ($forked with a fork)"
