@@ -271,22 +271,22 @@ done
 # that names a path starts there and then: tee's writes to the file it
 # opens synced too.
 echo "== SplitFS, sync mode: what programs start with"
+TEE=$(command -v tee) # by its path, as the checks below name it
 SPLITFS_MODE=sync strace -f -o "$ART/start-sync.strace" "$SFS_CLI" run --root "$SFS_MNT" -- \
-	sh -c "/bin/echo piped | cat >/dev/null; /bin/echo one >>\"$WORK/inherited\"; /bin/echo two >>\"$WORK/inherited\"; /bin/echo three | tee \"$WORK/named\" >/dev/null" \
+	sh -c "/bin/echo piped | cat >/dev/null; /bin/echo one >>\"$WORK/inherited\"; /bin/echo two >>\"$WORK/inherited\"; /bin/echo three | $TEE \"$WORK/named\" >/dev/null" \
 	>"$ART/start-sync.out" 2>&1 || { echo "FAIL: sh under SplitFS, sync mode"; rc=1; }
 # child_calls PROGRAM ARG FD: of the child started as PROGRAM ARG, its
 # calls on the root (.splitfs), its writes to FD, its syncs of FD.
 child_calls() {
 	local pid
-	pid=$(grep -F "execve(\"$1\", [\"$(basename "$1")\", \"$2\"]" "$ART/start-sync.strace" | awk '{ print $1 }')
-	[ -n "$pid" ] || pid=$(grep -F "execve(\"$1\", [\"$1\", \"$2\"]" "$ART/start-sync.strace" | awk '{ print $1 }')
+	pid=$(grep -F "execve(\"$1\", [\"$1\", \"$2\"]" "$ART/start-sync.strace" | awk '{ print $1 }')
 	[ -n "$pid" ] || { echo "-1 -1 -1"; return; }
 	echo "$(grep -c "^$pid .*\.splitfs" "$ART/start-sync.strace") $(grep -cE "^$pid +write\($3," "$ART/start-sync.strace") $(grep -cE "^$pid +f(data)?sync\($3\)" "$ART/start-sync.strace")"
 }
 read -r root_calls writes syncs <<<"$(child_calls /bin/echo piped 1)"
 echo "  /bin/echo into a pipe: $root_calls calls on the root"
 [ "$root_calls" = 0 ] || { echo "FAIL: a sync-mode program with nothing on the root started there ($root_calls calls)"; rc=1; }
-for w in "/bin/echo one 1" "/bin/echo two 1" "$(command -v tee) $WORK/named 3"; do
+for w in "/bin/echo one 1" "/bin/echo two 1" "$TEE $WORK/named 3"; do
 	read -r root_calls writes syncs <<<"$(child_calls $w)"
 	echo "  ${w% *}: $writes writes, $syncs syncs, $root_calls calls on the root"
 	[ "$writes" -ge 1 ] && [ "$syncs" -ge "$writes" ] ||
