@@ -139,6 +139,7 @@ int sfs_relink_cut_store(const struct sfs_relink_target *t, int64_t size)
 int sfs_relink_commit(const struct sfs_relink_ops *ops, const struct sfs_relink_target *t,
 		      int64_t base, int64_t size, uint64_t t0)
 {
+	sfs_stage_relinking(t->stage); /* before its first write (adopt.c) */
 	int rc = ops->commit(t, base, size);
 	while (rc && unsupported(rc) && ops != &sfs_relink_copy) {
 		ops = step_down(ops, rc);

@@ -214,10 +214,15 @@ int64_t sfs_adopt_store(const struct sfs_recover_env *env, int dirfd, const char
 		ret = -EPERM;
 		goto close_target;
 	}
-	/* A size between base and size: the kill landed in the middle of the
-	 * window's relink (a copy in pieces); the bytes are the window's own,
-	 * and writing them all again is the same. */
-	if ((uint64_t)ts.st_size >= base && (uint64_t)ts.st_size < size) {
+	/* The size the window opened on: nothing changed the file since. A
+	 * size between base and size while a relink ran: the kill landed in
+	 * the middle of it (a copy in pieces); the bytes are the window's
+	 * own, and writing them all again is the same. Any other size below
+	 * size is another process's change (an append after the owner died):
+	 * never written over (below). */
+	bool mid_relink = atomic_load(&h->relinking) != 0 && (uint64_t)ts.st_size > base &&
+			  (uint64_t)ts.st_size < size;
+	if ((uint64_t)ts.st_size == base || mid_relink) {
 		/* A file store's data is in its .data file, of the same owner. */
 		int dfd = sfd;
 		if (h->layout == SFS_STORE_FILE) {

@@ -51,7 +51,11 @@ struct sfs_store_hdr {
 	_Atomic uint32_t state; /* enum sfs_store_state */
 	uint32_t handle_bytes;	/* the target's file handle (0: none) */
 	int32_t handle_type;
-	uint32_t spare;
+	/* Nonzero from a relink's first write into the target until the
+	 * window is emptied: only then is a target size between base and size
+	 * the relink's own (a kill in the middle of it); otherwise another
+	 * process changed the file, and recovery keeps the window apart. */
+	_Atomic uint32_t relinking;
 	uint64_t base;	       /* the target's size when the window opened */
 	_Atomic uint64_t size; /* the window's bytes are [base, size) */
 	uint64_t census;       /* the census counting its name (census.h), or 0 */
@@ -61,6 +65,7 @@ struct sfs_store_hdr {
 };
 static_assert(sizeof(struct sfs_store_hdr) == SFS_STORE_HDR, "the header is one 4 KiB page");
 static_assert(offsetof(struct sfs_store_hdr, state) == 72, "store header layout");
+static_assert(offsetof(struct sfs_store_hdr, relinking) == 84, "store header layout");
 static_assert(offsetof(struct sfs_store_hdr, base) == 88, "store header layout");
 static_assert(offsetof(struct sfs_store_hdr, size) == 96, "store header layout");
 static_assert(offsetof(struct sfs_store_hdr, handle) == 120, "store header layout");

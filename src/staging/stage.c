@@ -192,6 +192,7 @@ static int bind_store(struct sfs_stage *st, int kfd, dev_t dev, ino_t ino)
 		return -ESTALE; /* no name, and none to be had: the kernel writes */
 	struct sfs_store_hdr *h = st->hdr;
 	atomic_store(&h->state, SFS_STORE_EMPTY);
+	atomic_store(&h->relinking, 0);
 	memcpy(h->boot_id, sfs_g.boot_id, sizeof(h->boot_id));
 	h->mnt_id = sfs_g.mnt_id;
 	h->dev = (uint64_t)dev;
@@ -292,6 +293,7 @@ int sfs_stage_open_window(struct sfs_stage *st, int kfd, dev_t dev, ino_t ino, i
 	struct sfs_store_hdr *h = st->hdr;
 	h->base = (uint64_t)base;
 	atomic_store(&h->size, (uint64_t)base);
+	atomic_store(&h->relinking, 0);
 	h->seq++;
 	atomic_store_explicit(&h->state, SFS_STORE_OPEN, memory_order_release);
 	return 0;
@@ -429,11 +431,18 @@ void sfs_stage_forget(struct sfs_stage *st)
 	st->census = 0; /* the parent's count */
 }
 
+void sfs_stage_relinking(struct sfs_stage *st)
+{
+	if (st->kind != SFS_STAGE_NONE)
+		atomic_store_explicit(&st->hdr->relinking, 1, memory_order_release);
+}
+
 void sfs_stage_empty(struct sfs_stage *st)
 {
 	if (st->kind == SFS_STAGE_NONE)
 		return;
 	atomic_store_explicit(&st->hdr->state, SFS_STORE_EMPTY, memory_order_release);
+	atomic_store_explicit(&st->hdr->relinking, 0, memory_order_release);
 	if (st->kind == SFS_STAGE_FILE && sfs_real.ftruncate(st->fd, 0) == 0)
 		st->cap = 0;
 }

@@ -108,6 +108,10 @@ void sfs_stage_abandon(struct sfs_stage *st);
 /* A forked child drops its copy of the parent's store (not to the pool). */
 void sfs_stage_forget(struct sfs_stage *st);
 
+/* A relink of the window starts writing it into the target (format.h's
+ * relinking: recovery then takes a size between base and size as its). */
+void sfs_stage_relinking(struct sfs_stage *st);
+
 /* After a relink: the window is closed (state EMPTY); a file store drops
  * its data pages unwritten, a ring keeps its pages for the next window. */
 void sfs_stage_empty(struct sfs_stage *st);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Description: recovery never rewrites a file over a later change, nor
- * under a reader (issue 13, items 6 and 7). A writer (sync and strict: its
+ * under a reader (issue 13, items 6 and 7). A writer killed with appends
+ * staged, then an append by a program without the library: the append
+ * stays. A writer (sync and strict: its
  * log holds records) leaves without exit() (_exit, or SIGKILL); a program
  * without the library then edits the file; then library processes start
  * (each runs recovery) and `splitfs recover` runs: the edit stays. And a
@@ -72,6 +74,40 @@ static void edit_after_death(const char *dir, bool kill_it)
 		kill_it ? "SIGKILL" : "_exit");
 	T_CHECK(n == (long)sizeof(want) && memcmp(d + 6, want + 6, sizeof(want) - 6) == 0,
 		"%s: the writer's data (%ld bytes)", kill_it ? "SIGKILL" : "_exit", n);
+	if (n >= 0)
+		free(d);
+}
+
+/* A writer killed with appends staged (POSIX mode stages them; sync and
+ * strict modes too on DAX) leaves the file shorter than what it wrote,
+ * the rest in its store. A program without the library then appends to
+ * the file: recovery must keep that append, never write the window over it
+ * (the window stays apart, as an orphan in .splitfs). The writer is forked
+ * from this process before it started on the root, so that it starts on
+ * its own, as a program would. */
+static void append_after_death(const char *dir)
+{
+	char *p = t_path(dir, "stale.append");
+	pid_t c = t_fork_writer(p, O_RDWR, REC, NREC, 7, true);
+	kill(c, SIGKILL);
+	int st;
+	waitpid(c, &st, 0);
+	struct stat at;
+	T_REQUIRE(syscall(SYS_newfstatat, AT_FDCWD, p, &at, 0) == 0, "raw stat");
+	long fd = syscall(SYS_openat, AT_FDCWD, p, O_WRONLY | O_APPEND | O_CLOEXEC);
+	T_REQUIRE(fd >= 0, "raw open");
+	T_REQUIRE(syscall(SYS_write, fd, "EDITED", 6) == 6, "raw append");
+	syscall(SYS_close, fd);
+	recoveries(dir);
+	unsigned char *d;
+	long n = t_read_kernel(p, &d), death = (long)at.st_size;
+	unsigned char want[NREC * REC];
+	t_fill(want, sizeof(want), 7, 0);
+	T_CHECK(n == death + 6 && n >= 6 && memcmp(d + n - 6, "EDITED", 6) == 0,
+		"the append made after the writer died stays (%ld bytes, %ld at its death)", n,
+		death);
+	T_CHECK(n >= death && death <= (long)sizeof(want) && memcmp(d, want, (size_t)death) == 0,
+		"the writer's bytes in the file at its death");
 	if (n >= 0)
 		free(d);
 }
@@ -156,6 +192,12 @@ int main(int argc, char **argv)
 	if (argc == 3 && strcmp(argv[1], "--read") == 0)
 		return reader(argv[2]);
 	const char *dir = argc > 1 ? argv[1] : ".";
+	append_after_death(dir); /* first: nothing has started this process yet */
+	/* The writers below are forked from a process started on the root:
+	 * in sync and strict modes they log their appends into the file (their
+	 * log holds records), the case those checks are about. */
+	struct stat st;
+	T_REQUIRE(stat(dir, &st) == 0, "stat of the directory");
 	edit_after_death(dir, false);
 	edit_after_death(dir, true);
 	readers_race(dir, argv[0]);
