@@ -272,7 +272,7 @@ done
 # opens synced too.
 echo "== SplitFS, sync mode: what programs start with"
 TEE=$(command -v tee) # by its path, as the checks below name it
-SPLITFS_MODE=sync strace -f -o "$ART/start-sync.strace" "$SFS_CLI" run --root "$SFS_MNT" -- \
+SPLITFS_MODE=sync strace -f -s 4096 -o "$ART/start-sync.strace" "$SFS_CLI" run --root "$SFS_MNT" -- \
 	sh -c "/bin/echo piped | cat >/dev/null; /bin/echo one >>\"$WORK/inherited\"; /bin/echo two >>\"$WORK/inherited\"; /bin/echo three | $TEE \"$WORK/named\" >/dev/null" \
 	>"$ART/start-sync.out" 2>&1 || { echo "FAIL: sh under SplitFS, sync mode"; rc=1; }
 # child_calls PROGRAM ARG FD: of the child started as PROGRAM ARG, its
