@@ -2,14 +2,13 @@
 /* Description: recovery never rewrites a file over a later change, nor
  * under a reader (issue 13, items 6 and 7). A writer killed with appends
  * staged, then an append by a program without the library: the append
- * stays. A writer (sync and strict: its
- * log holds records) leaves without exit() (_exit, or SIGKILL); a program
- * without the library then edits the file; then library processes start
- * (each runs recovery) and `splitfs recover` runs: the edit stays. And a
- * writer that left a file intact (a header rewritten at the end, as zlib
- * or a database does) is never rewritten by the recovery of the next
- * library process, whose start does not change the file (mtime) while
- * other processes read it. */
+ * stays. A writer (sync and strict: its log holds records) leaves without
+ * exit() (_exit, or SIGKILL); a program without the library then edits
+ * the file; then library processes start (each runs recovery) and
+ * `splitfs recover` runs: the edit stays. And a writer that left a file
+ * intact (a header rewritten at the end, as zlib or a database does) is
+ * never rewritten by the recovery of the next library process, whose
+ * start does not change the file (mtime) while other processes read it. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <signal.h>
