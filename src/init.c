@@ -60,7 +60,7 @@ static int setup_root(void)
 {
 	const char *root = sfs_g.opt.root;
 	struct stat st;
-	if (sfs_real.stat(root, &st) != 0)
+	if (SFS_REAL(stat)(root, &st) != 0)
 		return -errno;
 	if (!S_ISDIR(st.st_mode))
 		return -ENOTDIR;
@@ -71,11 +71,11 @@ static int setup_root(void)
 	/* Shared by every process and user of the file system, like /tmp.
 	 * Made by the first process only: a mkdir of an existing directory
 	 * takes the parent's lock, at every process start. */
-	int dfd = sfs_real.open(sfs_g.priv_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int dfd = SFS_REAL(open)(sfs_g.priv_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0 && errno == ENOENT) {
-		if (sfs_real.mkdir(sfs_g.priv_dir, 01777) != 0 && errno != EEXIST)
+		if (SFS_REAL(mkdir)(sfs_g.priv_dir, 01777) != 0 && errno != EEXIST)
 			return -errno;
-		dfd = sfs_real.open(sfs_g.priv_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		dfd = SFS_REAL(open)(sfs_g.priv_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	}
 	if (dfd < 0)
 		return -errno;
@@ -84,10 +84,10 @@ static int setup_root(void)
 	 * (staged windows are adopted only on the one they were written on,
 	 * staging/format.h). */
 	struct statx stx;
-	if (sfs_real.statx(dfd, "", AT_EMPTY_PATH, STATX_INO | STATX_BTIME | SFS_STATX_MOUNT,
-			   &stx) != 0 ||
+	if (SFS_REAL(statx)(dfd, "", AT_EMPTY_PATH, STATX_INO | STATX_BTIME | SFS_STATX_MOUNT,
+			    &stx) != 0 ||
 	    makedev(stx.stx_dev_major, stx.stx_dev_minor) != sfs_g.root_dev) {
-		sfs_real.close(dfd);
+		SFS_REAL(close)(dfd);
 		return -EXDEV; /* relink needs staging files on the same file system */
 	}
 	/* In POSIX mode the start works with this descriptor and closes it
@@ -116,7 +116,7 @@ static void recover_dead(void)
 	 * open_by_handle_at too. */
 	struct sfs_recovery logs;
 	struct sfs_names lognames = {0};
-	int scan = sfs_real.openat(sfs_g.priv_dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int scan = SFS_REAL(openat)(sfs_g.priv_dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	struct sfs_recover_env env;
 	sfs_adopt_env_lib(&env, scan);
 	/* getdents64 into the stack, not opendir: at every process start,
@@ -132,7 +132,7 @@ static void recover_dead(void)
 	sfs_recover_names(&env, scan, lognames.v, lognames.n, &logs);
 	sfs_names_free(&lognames);
 	if (scan >= 0)
-		sfs_real.close(scan);
+		SFS_REAL(close)(scan);
 	if (logs.logs) {
 		sfs_stat_event(SFS_EV_recovered_logs, logs.logs);
 		sfs_stat_event(SFS_EV_recovered_records, logs.records);
@@ -157,7 +157,7 @@ static void drop_start_dirfd(void)
 		return;
 	int fd = __atomic_exchange_n(&sfs_g.priv_dirfd, -1, __ATOMIC_ACQ_REL);
 	if (fd >= 0)
-		sfs_real.close(fd);
+		SFS_REAL(close)(fd);
 }
 
 /* The start on the managed file system: its private directory, what dead
@@ -273,12 +273,16 @@ static void do_init(void)
 
 void sfs_init_slow(void)
 {
-	sfs_real_resolve();
 	int expect = 0;
 	if (atomic_compare_exchange_strong(&sfs_init_state, &expect, 1)) {
 		in_init = 1;
 		do_init();
 		in_init = 0;
+		/* A handler installed before the start (another library's
+		 * constructor) may run the library's code: real functions are
+		 * looked up at first use, which a handler must not do. */
+		if (atomic_load_explicit(&sfs_real_handler_seen, memory_order_relaxed))
+			sfs_real_resolve();
 		atomic_store_explicit(&sfs_init_state, 2, memory_order_release);
 		return;
 	}

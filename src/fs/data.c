@@ -63,7 +63,7 @@ static int open_window(struct sfs_inode *in)
 		return rc;
 	if (ksize > base) {
 		char head[SFS_BLOCK];
-		ssize_t r = sfs_real.pread(in->kfd, head, (size_t)(ksize - base), base);
+		ssize_t r = SFS_REAL(pread)(in->kfd, head, (size_t)(ksize - base), base);
 		if (r != ksize - base)
 			return r < 0 ? -errno : -EIO;
 		rc = sfs_stage_xfer(&in->stage, base, head, (size_t)r, 1);
@@ -159,7 +159,7 @@ static int stage_write(struct sfs_inode *in, const char *buf, size_t n, int64_t 
 static ssize_t pwrite_kfd(struct sfs_inode *in, const void *buf, size_t n, int64_t off)
 {
 	sfs_inode_kernel_changed(in);
-	ssize_t w = sfs_real.pwrite(in->kfd, buf, n, off);
+	ssize_t w = SFS_REAL(pwrite)(in->kfd, buf, n, off);
 	if (w < 0)
 		return -errno;
 	if (off + w > atomic_load(&in->ksize)) {
@@ -185,8 +185,8 @@ static int overwrite_kernel(struct sfs_inode *in, const void *buf, size_t n, int
 	sfs_stat_event(SFS_EV_kernel_overwrites, 1);
 	sfs_inode_kernel_changed(in);
 	for (size_t done = 0; done < n;) {
-		ssize_t w = sfs_real.pwrite(in->kfd, (const char *)buf + done, n - done,
-					    off + (int64_t)done);
+		ssize_t w = SFS_REAL(pwrite)(in->kfd, (const char *)buf + done, n - done,
+					     off + (int64_t)done);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
@@ -358,8 +358,8 @@ static ssize_t unleased_pwritev(struct sfs_inode *in, const struct iovec *iov, i
 		/* Offset -1: at the open file's position, which an append moves
 		 * to the new end of file (the application's own offset lives in
 		 * its struct sfs_file). */
-		w = sfs_real.pwritev2(in->kfd, iov, cnt, -1, RWF_APPEND | dsync);
-		int64_t end = w > 0 ? sfs_real.lseek(in->kfd, 0, SEEK_CUR) : -1;
+		w = SFS_REAL(pwritev2)(in->kfd, iov, cnt, -1, RWF_APPEND | dsync);
+		int64_t end = w > 0 ? SFS_REAL(lseek)(in->kfd, 0, SEEK_CUR) : -1;
 		*at = end >= 0 ? end - w : off;
 	} else {
 		/* Under the locks of its blocks: a read of another library
@@ -368,8 +368,8 @@ static ssize_t unleased_pwritev(struct sfs_inode *in, const struct iovec *iov, i
 		uint64_t total = sfs_iov_total(iov, cnt);
 		struct sfs_share_span sp;
 		int locked = total ? sfs_share_lock(in->dev, in->ino, off, total, &sp) : -ENOSYS;
-		w = dsync ? sfs_real.pwritev2(in->kfd, iov, cnt, off, dsync) :
-			    sfs_real.pwritev(in->kfd, iov, cnt, off);
+		w = dsync ? SFS_REAL(pwritev2)(in->kfd, iov, cnt, off, dsync) :
+			    SFS_REAL(pwritev)(in->kfd, iov, cnt, off);
 		int err = errno;
 		if (locked == 0)
 			sfs_share_unlock(&sp);

@@ -232,7 +232,7 @@ static struct fd_array *grow(int fd)
 	 * library's first descriptor (512 and up, sys/self.h) makes a
 	 * 1024-slot array in every process, of which a few pages are used
 	 * (calloc zeroed and touched all 32 KiB). */
-	struct fd_array *b = sfs_real.mmap(
+	struct fd_array *b = SFS_REAL(mmap)(
 		NULL, sizeof(*b) + (size_t)n * (sizeof(b->slot[0]) + sizeof(struct pend_id)),
 		PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (b == MAP_FAILED)
@@ -579,7 +579,7 @@ void sfs_fd_pending_forget_inheritable(void)
 	for (int fd = 0; fd < limit && sfs_fd_any_pending(); fd++) {
 		if (sfs_fd_kind(fd) != SFS_FD_KIND_PENDING)
 			continue;
-		int flags = sfs_real.fcntl(fd, F_GETFD);
+		int flags = SFS_REAL(fcntl)(fd, F_GETFD);
 		if (flags < 0 || !(flags & FD_CLOEXEC))
 			sfs_fd_pending_forget(fd);
 	}

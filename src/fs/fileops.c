@@ -59,8 +59,8 @@ static void manage(int fd, int flags, int cloexec, int64_t pos, enum manage_how 
  * promote_pending_of let this caller promote, at the open file's offset. */
 static void promote(int fd)
 {
-	int fl = sfs_real.fcntl(fd, F_GETFL);
-	off_t pos = fl < 0 ? -1 : sfs_real.lseek(fd, 0, SEEK_CUR);
+	int fl = SFS_REAL(fcntl)(fd, F_GETFL);
+	off_t pos = fl < 0 ? -1 : SFS_REAL(lseek)(fd, 0, SEEK_CUR);
 	if (pos >= 0)
 		manage(fd, fl, -1, pos, MANAGE_PROMOTE);
 	sfs_fd_promoted(fd);
@@ -224,8 +224,8 @@ static void manage(int fd, int flags, int cloexec, int64_t pos, enum manage_how 
 	struct sfs_file *f = sfs_file_new(in, flags, pos);
 	if (!f) {
 		if (shared) /* the kernel's open file has lost O_APPEND */
-			sfs_real.fcntl(fd, F_SETFL,
-				       sfs_real.fcntl(fd, F_GETFL) | (flags & O_APPEND));
+			(void)SFS_REAL(fcntl)(fd, F_SETFL,
+					      SFS_REAL(fcntl)(fd, F_GETFL) | (flags & O_APPEND));
 		if ((flags & O_ACCMODE) != O_RDONLY)
 			sfs_inode_writer_gone(in);
 		sfs_inode_put(in);
@@ -471,7 +471,7 @@ int64_t sfs_file_lseek(struct sfs_file *f, int64_t off, int whence)
 		sfs_inode_lock(in);
 		r = sfs_inode_flush_locked(in, SFS_FLUSH_VISIBLE);
 		if (!r) {
-			r = sfs_real.lseek(in->kfd, off, whence);
+			r = SFS_REAL(lseek)(in->kfd, off, whence);
 			r = r < 0 ? -errno : (f->pos = r);
 		}
 		sfs_inode_unlock(in);
@@ -492,7 +492,7 @@ int64_t sfs_file_lseek(struct sfs_file *f, int64_t off, int whence)
 		int rc = 0;
 		if (r > ((int64_t)1 << 40)) {
 			sfs_inode_lock(in);
-			rc = sfs_real.lseek(in->kfd, r, SEEK_SET) < 0 ? -errno : 0;
+			rc = SFS_REAL(lseek)(in->kfd, r, SEEK_SET) < 0 ? -errno : 0;
 			sfs_inode_unlock(in);
 		}
 		if (rc)
@@ -522,7 +522,7 @@ int sfs_file_close(int fd, struct sfs_file *f)
 	int rc = sfs_inode_flush(f->inode, SFS_FLUSH_VISIBLE);
 	if (!rc)
 		rc = commit_file(f->inode);
-	int r = sfs_real.close(fd);
+	int r = SFS_REAL(close)(fd);
 	sfs_file_put(f);
 	if (r == 0 && rc < 0) {
 		errno = -rc;
@@ -541,7 +541,7 @@ static void sfs_kview_begin_file(struct sfs_kview *kv)
 	if (kv->uses_pos) {
 		sfs_mutex_lock(&kv->f->pos_lock);
 		if (!sfs_file_kpos_on(kv->f)) /* else the kernel's is the file's */
-			sfs_real.lseek(kv->fd, kv->f->pos, SEEK_SET);
+			SFS_REAL(lseek)(kv->fd, kv->f->pos, SEEK_SET);
 	}
 }
 
@@ -576,7 +576,7 @@ void sfs_kview_end(struct sfs_kview *kv)
 		return;
 	int saved = errno;
 	if (kv->uses_pos) {
-		off_t pos = sfs_real.lseek(kv->fd, 0, SEEK_CUR);
+		off_t pos = SFS_REAL(lseek)(kv->fd, 0, SEEK_CUR);
 		if (pos >= 0)
 			f->pos = f->kpos_at = pos;
 		sfs_mutex_unlock(&f->pos_lock);

@@ -80,7 +80,7 @@ static int kernel_sync(struct sfs_inode *in, int fd, bool datasync)
 		sfs_read_enter(in);
 		fd = in->kfd;
 	}
-	int rc = (datasync ? sfs_real.fdatasync(fd) : sfs_real.fsync(fd)) == 0 ? 0 : -errno;
+	int rc = (datasync ? SFS_REAL(fdatasync)(fd) : SFS_REAL(fsync)(fd)) == 0 ? 0 : -errno;
 	if (own)
 		sfs_read_exit(in);
 	return rc;
@@ -137,7 +137,7 @@ int sfs_inode_sync(struct sfs_inode *in, int fd, bool datasync)
 		/* An fsync makes the times durable too: a record carries its
 		 * write's, the kernel's durable write does not (inode.h). */
 		if (!rc && !datasync && atomic_exchange(&in->dsync_untimed, false) &&
-		    sfs_real.fsync(in->kfd) != 0) {
+		    SFS_REAL(fsync)(in->kfd) != 0) {
 			rc = -errno;
 			atomic_store(&in->dsync_untimed, true);
 		}
@@ -200,7 +200,7 @@ int sfs_inode_truncate(struct sfs_inode *in, int fd, const char *path, int64_t l
 		 * (a store into a page past it faults, and is the kernel's). */
 		struct sfs_share_span sp;
 		int locked = len >= 0 ? sfs_share_lock(in->dev, in->ino, len, 1, &sp) : -ENOSYS;
-		int r = (fd >= 0 ? sfs_real.ftruncate(fd, len) : sfs_real.truncate(path, len)) ==
+		int r = (fd >= 0 ? SFS_REAL(ftruncate)(fd, len) : SFS_REAL(truncate)(path, len)) ==
 					0 ?
 				0 :
 				-errno;
@@ -210,7 +210,7 @@ int sfs_inode_truncate(struct sfs_inode *in, int fd, const char *path, int64_t l
 			int c = sfs_inode_log_commit(in);
 			if (!r)
 				r = c;
-		} else if (!r && sfs_oplog_on() && sfs_real.fdatasync(in->kfd) != 0) {
+		} else if (!r && sfs_oplog_on() && SFS_REAL(fdatasync)(in->kfd) != 0) {
 			r = -errno;
 		}
 		sfs_inode_kernel_changed(in);
@@ -233,7 +233,7 @@ int sfs_inode_truncate(struct sfs_inode *in, int fd, const char *path, int64_t l
 		if (rc == -ENOTSUP) /* no log after all: synced below instead */
 			rc = 0;
 	}
-	if (!rc && sfs_real.ftruncate(fd, len) != 0) {
+	if (!rc && SFS_REAL(ftruncate)(fd, len) != 0) {
 		rc = -errno;
 		if (logged) /* refused: the record must not be replayed */
 			sfs_inode_log_commit(in);
@@ -243,7 +243,7 @@ int sfs_inode_truncate(struct sfs_inode *in, int fd, const char *path, int64_t l
 		sfs_logsync_changed(in);
 		atomic_store(&in->ksize, len);
 		atomic_store(&in->size, len);
-		if (sfs_oplog_on() && !logged && sfs_real.fdatasync(in->kfd) != 0)
+		if (sfs_oplog_on() && !logged && SFS_REAL(fdatasync)(in->kfd) != 0)
 			rc = -errno;
 	}
 	sfs_ver_unlock(&in->ver, 0, SFS_VER_ALL);

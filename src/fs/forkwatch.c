@@ -127,10 +127,10 @@ void sfs_forkwatch_born(pid_t pid)
 	sfs_mutex_lock(&lock);
 	pending--;
 	if (pid > 0 && nwatched > 0) {
-		int pfd = (int)sfs_real.syscall(SYS_pidfd_open, pid, 0);
+		int pfd = (int)SFS_REAL(syscall)(SYS_pidfd_open, pid, 0);
 		if (pfd < 0 || nchildren == MAX_CHILDREN) {
 			if (pfd >= 0)
-				sfs_real.close(pfd);
+				SFS_REAL(close)(pfd);
 			clear_locked(); /* a child we cannot follow */
 		} else {
 			pidfds[nchildren++] = sfs_internal_fd(pfd);
@@ -159,7 +159,7 @@ void sfs_forkwatch_forget(int fd)
 
 static bool same_open_file(pid_t pid, int fd, int theirs)
 {
-	return sfs_real.syscall(SYS_kcmp, sfs_self_pid(), pid, KCMP_FILE, fd, theirs) == 0;
+	return SFS_REAL(syscall)(SYS_kcmp, sfs_self_pid(), pid, KCMP_FILE, fd, theirs) == 0;
 }
 
 /* Marks held[i] for every watched descriptor whose open file another
@@ -168,7 +168,7 @@ static bool same_open_file(pid_t pid, int fd, int theirs)
  * from this user's processes without one of them sending it). */
 static void find_other_holders(bool *held)
 {
-	int procfd = sfs_real.open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int procfd = SFS_REAL(open)("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (procfd < 0) {
 		for (int i = 0; i < nwatched; i++)
 			held[i] = true;
@@ -185,7 +185,7 @@ static void find_other_holders(bool *held)
 			continue;
 		char path[64];
 		snprintf(path, sizeof(path), "/proc/%ld/fd", pid);
-		int dfd = sfs_real.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		int dfd = SFS_REAL(open)(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (dfd < 0)
 			continue;
 		struct sfs_dirscan fds;
@@ -203,9 +203,9 @@ static void find_other_holders(bool *held)
 				    same_open_file((pid_t)pid, watched[i].fd, theirs))
 					held[i] = true;
 		}
-		sfs_real.close(dfd);
+		SFS_REAL(close)(dfd);
 	}
-	sfs_real.close(procfd);
+	SFS_REAL(close)(procfd);
 }
 
 /* Caller holds lock, every watched child has exited: manages again each
@@ -228,8 +228,8 @@ static void take_back_all_locked(void)
 				sfs_file_put(f); /* managed again already (reopened) */
 			continue;
 		}
-		int flags = sfs_real.fcntl(fd, F_GETFL);
-		off_t pos = sfs_real.lseek(fd, 0, SEEK_CUR);
+		int flags = SFS_REAL(fcntl)(fd, F_GETFL);
+		off_t pos = SFS_REAL(lseek)(fd, 0, SEEK_CUR);
 		if (flags < 0 || pos < 0)
 			continue;
 		int group[MAX_WATCHED], n = 0;
@@ -294,7 +294,7 @@ void sfs_forkwatch_reset_child(void)
 {
 	sfs_mutex_reset_child(&lock);
 	for (int i = 0; i < nchildren; i++)
-		sfs_real.close(pidfds[i]); /* the parent's */
+		SFS_REAL(close)(pidfds[i]); /* the parent's */
 	SFS_SET(nchildren, 0);
 	for (int i = 0; i < nwatched; i++)
 		bit_set(watched[i].fd, false);

@@ -17,7 +17,7 @@
 /* barrier: 0 open, 1 closed, 2 closed with readers sleeping on the futex. */
 static void futex(atomic_int *word, int op, int val)
 {
-	sfs_real.syscall(SYS_futex, word, op | FUTEX_PRIVATE_FLAG, val, NULL, NULL, 0);
+	SFS_REAL(syscall)(SYS_futex, word, op | FUTEX_PRIVATE_FLAG, val, NULL, NULL, 0);
 }
 
 __thread int sfs_reader_slot __attribute__((tls_model("initial-exec"))) = -1;

@@ -30,12 +30,12 @@ static void push(struct sfs_file *f, int fd)
 {
 	off_t at;
 	if (sfs_file_flags(f) & O_APPEND) {
-		at = sfs_real.lseek(fd, 0, SEEK_END);
+		at = SFS_REAL(lseek)(fd, 0, SEEK_END);
 	} else {
 		sfs_mutex_lock(&f->pos_lock);
 		at = f->pos;
 		sfs_mutex_unlock(&f->pos_lock);
-		at = sfs_real.lseek(fd, at, SEEK_SET);
+		at = SFS_REAL(lseek)(fd, at, SEEK_SET);
 	}
 	if (at >= 0)
 		set_pos(f, at);
@@ -68,7 +68,7 @@ bool sfs_file_kpos_pull_slow(struct sfs_file *f, int fd)
 {
 	int saved = errno;
 	sfs_mutex_lock(&f->kpos_lock);
-	off_t at = sfs_real.lseek(fd, 0, SEEK_CUR);
+	off_t at = SFS_REAL(lseek)(fd, 0, SEEK_CUR);
 	if (at >= 0) {
 		sfs_mutex_lock(&f->pos_lock);
 		bool moved = at != f->kpos_at;

@@ -87,7 +87,7 @@ static void drop_if_broken(struct sfs_inode *in, void *unused)
 	sfs_inode_lock(in);
 	/* F_GETLEASE answers the type the lease is being broken to. */
 	int want = in->kwritable ? F_WRLCK : F_RDLCK;
-	if (sfs_inode_leased(in) && sfs_real.fcntl(in->kfd, F_GETLEASE) != want) {
+	if (sfs_inode_leased(in) && SFS_REAL(fcntl)(in->kfd, F_GETLEASE) != want) {
 		sfs_lease_drop_locked(in);
 		sfs_stat_event(SFS_EV_lease_breaks, 1);
 	}
@@ -109,9 +109,9 @@ static void *service(void *unused)
 {
 	(void)unused;
 	sfs_thread_mine();
-	atomic_store(&service_tid, (pid_t)sfs_real.syscall(SYS_gettid));
-	sfs_real.syscall(SYS_futex, &service_tid, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, INT_MAX, NULL,
-			 NULL, 0); /* start() waits for the number */
+	atomic_store(&service_tid, (pid_t)SFS_REAL(syscall)(SYS_gettid));
+	(void)SFS_REAL(syscall)(SYS_futex, &service_tid, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, INT_MAX,
+				NULL, NULL, 0); /* start() waits for the number */
 	sigset_t set;
 	sigemptyset(&set);
 	sigaddset(&set, sfs_lease_sig());
@@ -132,7 +132,7 @@ static void handler(int sig, siginfo_t *info, void *ctx)
 	if (info->si_code == POLL_MSG) {
 		pid_t tid = atomic_load(&service_tid);
 		if (tid)
-			sfs_real.syscall(SYS_tgkill, getpid(), tid, sig);
+			SFS_REAL(syscall)(SYS_tgkill, getpid(), tid, sig);
 		return;
 	}
 	struct sigaction a = app_act;
@@ -143,12 +143,12 @@ static void handler(int sig, siginfo_t *info, void *ctx)
 		struct sigaction dfl;
 		memset(&dfl, 0, sizeof(dfl));
 		dfl.sa_handler = SIG_DFL;
-		sfs_real.sigaction(sig, &dfl, NULL);
+		SFS_REAL(sigaction)(sig, &dfl, NULL);
 		sigset_t one;
 		sigemptyset(&one);
 		sigaddset(&one, sig);
 		pthread_sigmask(SIG_UNBLOCK, &one, NULL);
-		sfs_real.syscall(SYS_tgkill, getpid(), (pid_t)sfs_real.syscall(SYS_gettid), sig);
+		SFS_REAL(syscall)(SYS_tgkill, getpid(), (pid_t)SFS_REAL(syscall)(SYS_gettid), sig);
 		return;
 	}
 	sfs_signals_run_app(sig, &a, &app_act, info, ctx); /* its mask, not this action's */
@@ -161,13 +161,14 @@ static bool start(void)
 		return true;
 	sfs_mutex_lock(&start_lock);
 	if (!handler_installed) {
+		sfs_real_resolve(); /* the handler looks nothing up (sys/real.h) */
 		struct sigaction sa;
 		memset(&sa, 0, sizeof(sa));
 		sa.sa_sigaction = handler;
 		sa.sa_flags = SA_SIGINFO | SA_RESTART;
 		sigemptyset(&sa.sa_mask);
 		sfs_mutex_lock(&app_act_lock);
-		handler_installed = sfs_real.sigaction(sfs_lease_sig(), &sa, &app_act) == 0;
+		handler_installed = SFS_REAL(sigaction)(sfs_lease_sig(), &sa, &app_act) == 0;
 		sfs_mutex_unlock(&app_act_lock);
 	}
 	if (handler_installed && !atomic_load(&service_tid) &&
@@ -175,8 +176,8 @@ static bool start(void)
 		/* Asleep until the thread has said its number (a spin would
 		 * take the core the new thread needs, on a small machine). */
 		while (!atomic_load(&service_tid))
-			sfs_real.syscall(SYS_futex, &service_tid, FUTEX_WAIT | FUTEX_PRIVATE_FLAG,
-					 0, NULL, NULL, 0);
+			(void)SFS_REAL(syscall)(SYS_futex, &service_tid,
+						FUTEX_WAIT | FUTEX_PRIVATE_FLAG, 0, NULL, NULL, 0);
 	}
 	sfs_mutex_unlock(&start_lock);
 	return atomic_load(&service_tid) != 0;
@@ -228,15 +229,15 @@ bool sfs_lease_take_locked(struct sfs_inode *in, bool force)
 	/* The signal first (releasing a lease forgets it), the lease, then
 	 * the signal aimed at the service thread (taking a lease aims it at
 	 * the process). */
-	int rc = sfs_real.fcntl(in->kfd, F_SETSIG, sig);
+	int rc = SFS_REAL(fcntl)(in->kfd, F_SETSIG, sig);
 	atomic_store(&in->lease_taking, true); /* seq_cst: before the lease */
 	if (rc == 0)
-		rc = sfs_real.fcntl(in->kfd, F_SETLEASE, type);
+		rc = SFS_REAL(fcntl)(in->kfd, F_SETLEASE, type);
 	/* Refused because an inode object of this file that left the table is
 	 * still closing its descriptor (the background eviction of a closed
 	 * file, racing this open of it): once more when it is done. */
 	if (rc != 0 && errno == EAGAIN && sfs_inode_wait_destroyed())
-		rc = sfs_real.fcntl(in->kfd, F_SETLEASE, type);
+		rc = SFS_REAL(fcntl)(in->kfd, F_SETLEASE, type);
 	if (rc != 0) {
 		if (errno == EAGAIN || errno == EBUSY || errno == EWOULDBLOCK) {
 			/* Open elsewhere now: later, less often each time. Perhaps
@@ -257,7 +258,7 @@ bool sfs_lease_take_locked(struct sfs_inode *in, bool force)
 		return false;
 	}
 	struct f_owner_ex owner = {F_OWNER_TID, atomic_load(&service_tid)};
-	sfs_real.fcntl(in->kfd, F_SETOWN_EX, &owner);
+	SFS_REAL(fcntl)(in->kfd, F_SETOWN_EX, &owner);
 	in->lease_backoff = 0;
 	in->lease_ops = 0;
 	/* The file may have changed while others had it: the kernel's size is
@@ -319,7 +320,7 @@ int sfs_lease_drop_locked(struct sfs_inode *in)
 	sfs_barrier_close(in);
 	atomic_store_explicit(&in->leased, false, memory_order_release);
 	sfs_barrier_open(in);
-	sfs_real.fcntl(in->kfd, F_SETLEASE, F_UNLCK);
+	SFS_REAL(fcntl)(in->kfd, F_SETLEASE, F_UNLCK);
 	in->lease_ops = 0;
 	return rc;
 }

@@ -82,8 +82,9 @@ static ssize_t write_at(int fd, const char *data, size_t n, int64_t off, int fla
 	size_t done = 0;
 	while (done < n) {
 		struct iovec v = {(char *)data + done, n - done};
-		ssize_t w = flags ? sfs_real.pwritev2(fd, &v, 1, off + (int64_t)done, flags) :
-				    sfs_real.pwrite(fd, v.iov_base, v.iov_len, off + (int64_t)done);
+		ssize_t w =
+			flags ? SFS_REAL(pwritev2)(fd, &v, 1, off + (int64_t)done, flags) :
+				SFS_REAL(pwrite)(fd, v.iov_base, v.iov_len, off + (int64_t)done);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
@@ -333,7 +334,7 @@ static ssize_t faulted(struct sfs_inode *in, const struct iovec *iov, int cnt, s
 	if (rc)
 		errno = -rc;
 	else
-		w = sfs_real.pwritev(in->kfd, v, k, off);
+		w = SFS_REAL(pwritev)(in->kfd, v, k, off);
 	if (v != small)
 		free(v);
 	if (w <= 0)
@@ -398,7 +399,7 @@ ssize_t sfs_logged_pwritev(struct sfs_inode *in, const struct iovec *iov, int cn
 			 * blocks does not run out of space). */
 			if (sfs_g.opt.mode == SFS_MODE_STRICT && ret > 0) {
 				if (off + ret > ksize &&
-				    sfs_real.ftruncate(in->kfd, SFS_MAX(off, ksize)) == 0) {
+				    SFS_REAL(ftruncate)(in->kfd, SFS_MAX(off, ksize)) == 0) {
 					atomic_store(&in->ksize, SFS_MAX(off, ksize));
 					atomic_store(&in->size, SFS_MAX(off, ksize));
 				}
@@ -435,7 +436,7 @@ static void fsync_logged(struct sfs_inode *in, void *unused)
 	(void)unused;
 	sfs_relink_for_checkpoint(in); /* a DAX window's bytes into the file */
 	if (in->log.logged)
-		sfs_real.fdatasync(in->kfd);
+		SFS_REAL(fdatasync)(in->kfd);
 }
 
 static void sync_logged_files(void)

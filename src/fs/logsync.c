@@ -33,7 +33,7 @@ static int log_range(struct sfs_inode *in, int64_t from, int64_t to)
 	char *buf = n ? malloc(n) : NULL;
 	if (n && !buf)
 		return -ENOMEM;
-	int rc = n && sfs_real.pread(in->kfd, buf, n, from) != (ssize_t)n ? -EIO : 0;
+	int rc = n && SFS_REAL(pread)(in->kfd, buf, n, from) != (ssize_t)n ? -EIO : 0;
 	struct iovec v = {buf, n};
 	if (!rc)
 		rc = sfs_oplog_write(&in->log, in->kfd, in->ino, &v, 1, n, from, to);

@@ -47,8 +47,8 @@ int sfs_map_copy(struct sfs_inode *in, int64_t off, char *buf, size_t n, bool to
 				sfs_stat_event(SFS_EV_kernel_fallbacks, 1);
 			if (to_file)
 				sfs_inode_kernel_changed(in);
-			ssize_t r = to_file ? sfs_real.pwrite(in->kfd, buf, len, off) :
-					      sfs_real.pread(in->kfd, buf, len, off);
+			ssize_t r = to_file ? SFS_REAL(pwrite)(in->kfd, buf, len, off) :
+					      SFS_REAL(pread)(in->kfd, buf, len, off);
 			if (r < 0) {
 				rc = -errno;
 				break;

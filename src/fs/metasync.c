@@ -27,12 +27,12 @@ static int sync_if_ours(int fd)
 	struct stat st;
 	if (sfs_fstat_quiet(fd, &st) != 0 || st.st_dev != sfs_g.root_dev)
 		return 0;
-	if (sfs_real.fsync(fd) == 0)
+	if (SFS_REAL(fsync)(fd) == 0)
 		return 0;
 	/* Not every file type takes fsync; what the kernel journals is
 	 * committed by a sync of the whole file system then. */
 	if (errno == EINVAL || errno == EBADF)
-		return sfs_real.syncfs(fd) == 0 ? 0 : -errno;
+		return SFS_REAL(syncfs)(fd) == 0 ? 0 : -errno;
 	return -errno;
 }
 
@@ -56,11 +56,11 @@ int sfs_metasync_parent(int dirfd, const char *path)
 		memcpy(dir, path, len);
 		dir[len] = '\0';
 	}
-	int fd = sfs_real.openat(dirfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = SFS_REAL(openat)(dirfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return 0; /* not reachable any more (search permission, a race) */
 	int rc = sync_if_ours(fd);
-	sfs_real.close(fd);
+	SFS_REAL(close)(fd);
 	return rc;
 }
 
@@ -80,27 +80,27 @@ int sfs_metasync_inode(int dirfd, const char *path, int atflags)
 	/* O_PATH cannot be fsynced; a plain open needs read permission the
 	 * caller may lack. Then the whole file system, via the directory. */
 	int nofollow = (atflags & AT_SYMLINK_NOFOLLOW) ? O_NOFOLLOW : 0;
-	int fd = sfs_real.openat(dirfd, path,
-				 O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | nofollow);
+	int fd = SFS_REAL(openat)(dirfd, path,
+				  O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | nofollow);
 	if (fd >= 0) {
 		int rc = sync_if_ours(fd);
-		sfs_real.close(fd);
+		SFS_REAL(close)(fd);
 		return rc;
 	}
 	struct stat st;
 	if (sfs_stat_quiet(dirfd, path, atflags & AT_SYMLINK_NOFOLLOW, &st) != 0 ||
 	    st.st_dev != sfs_g.root_dev)
 		return 0;
-	fd = sfs_real.openat(dirfd, path, O_PATH | O_CLOEXEC | nofollow);
+	fd = SFS_REAL(openat)(dirfd, path, O_PATH | O_CLOEXEC | nofollow);
 	int priv = sfs_privdir();
-	int dfd = priv >= 0 ? sfs_real.openat(priv, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	int dfd = priv >= 0 ? SFS_REAL(openat)(priv, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 	int rc = 0;
-	if (dfd >= 0 && sfs_real.syncfs(dfd) != 0)
+	if (dfd >= 0 && SFS_REAL(syncfs)(dfd) != 0)
 		rc = -errno;
 	if (dfd >= 0)
-		sfs_real.close(dfd);
+		SFS_REAL(close)(dfd);
 	if (fd >= 0)
-		sfs_real.close(fd);
+		SFS_REAL(close)(fd);
 	return rc;
 }
 
@@ -137,6 +137,6 @@ int sfs_metasync_open(int fd, int flags, int dirfd, const char *path, bool creat
 		sfs_file_put(f);
 	}
 	if (rc == 1)
-		rc = sfs_real.fdatasync(fd) == 0 ? 0 : -errno;
+		rc = SFS_REAL(fdatasync)(fd) == 0 ? 0 : -errno;
 	return rc;
 }

@@ -24,19 +24,19 @@ static int reopen(int fd, int acc)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/thread-self/fd/%d", fd);
-	int kfd = sfs_real.open(path, acc | O_CLOEXEC | O_NOCTTY);
+	int kfd = SFS_REAL(open)(path, acc | O_CLOEXEC | O_NOCTTY);
 	return kfd < 0 ? -errno : kfd;
 }
 
 int sfs_openfile_replace(int nfd, int appfd, int cloexec)
 {
 	if (cloexec < 0) {
-		int fdflags = sfs_real.fcntl(appfd, F_GETFD);
+		int fdflags = SFS_REAL(fcntl)(appfd, F_GETFD);
 		if (fdflags < 0)
 			return -errno;
 		cloexec = (fdflags & FD_CLOEXEC) != 0;
 	}
-	if (sfs_real.dup3(nfd, appfd, cloexec ? O_CLOEXEC : 0) < 0)
+	if (SFS_REAL(dup3)(nfd, appfd, cloexec ? O_CLOEXEC : 0) < 0)
 		return -errno;
 	return 0;
 }
@@ -47,15 +47,15 @@ int sfs_openfile_replace(int nfd, int appfd, int cloexec)
  * unless another process appends meanwhile (README, Limits). */
 static void at_end(int fd)
 {
-	sfs_real.lseek(fd, 0, SEEK_END);
+	SFS_REAL(lseek)(fd, 0, SEEK_END);
 }
 
 /* Takes O_APPEND off the open file at fd; false when the kernel refuses
  * (an append-only file, chattr +a). */
 static bool drop_append(int fd)
 {
-	int fl = sfs_real.fcntl(fd, F_GETFL);
-	if (fl < 0 || sfs_real.fcntl(fd, F_SETFL, fl & ~O_APPEND) != 0)
+	int fl = SFS_REAL(fcntl)(fd, F_GETFL);
+	if (fl < 0 || SFS_REAL(fcntl)(fd, F_SETFL, fl & ~O_APPEND) != 0)
 		return false;
 	at_end(fd);
 	return true;
@@ -104,17 +104,17 @@ bool sfs_openfile_prepare(int appfd, int flags, int cloexec, bool locks, bool *w
 		int nfd = locks ? -EPERM : reopen(appfd, O_RDWR);
 		if (nfd < 0 || sfs_openfile_replace(nfd, appfd, cloexec) != 0) {
 			if (nfd >= 0)
-				sfs_real.close(nfd);
+				SFS_REAL(close)(nfd);
 			if ((flags & O_ACCMODE) == O_WRONLY) {
 				*mergeable = false;
 				return false; /* no read access: the kernel writes, not us */
 			}
 			goto shared; /* synchronous, then: slower, no less right */
 		}
-		sfs_real.close(nfd);
-		int fl = sfs_real.fcntl(appfd, F_GETFL);
-		sfs_real.fcntl(appfd, F_SETFL,
-			       (fl & ~O_APPEND) | (flags & (O_NONBLOCK | O_NOATIME)));
+		SFS_REAL(close)(nfd);
+		int fl = SFS_REAL(fcntl)(appfd, F_GETFL);
+		(void)SFS_REAL(fcntl)(appfd, F_SETFL,
+				      (fl & ~O_APPEND) | (flags & (O_NONBLOCK | O_NOATIME)));
 		if (flags & O_APPEND)
 			at_end(appfd);
 		return true;
@@ -201,21 +201,21 @@ bool sfs_openfile_widen(struct sfs_inode *in)
 	if (nfd >= 0) {
 		/* The status flags the application opened with, less O_APPEND
 		 * (the library appends itself once the file is leased). */
-		int fl = sfs_real.fcntl(in->kfd, F_GETFL);
+		int fl = SFS_REAL(fcntl)(in->kfd, F_GETFL);
 		if (fl >= 0)
-			sfs_real.fcntl(nfd, F_SETFL, fl & (O_NONBLOCK | O_NOATIME));
+			SFS_REAL(fcntl)(nfd, F_SETFL, fl & (O_NONBLOCK | O_NOATIME));
 		/* At the shared open file's offset, which an unseen write
 		 * through a descriptor 0-2 uses (kpos.h); an O_APPEND open's
 		 * at the end, where its next unseen write goes. */
 		if (in->kappend) {
-			sfs_real.lseek(nfd, 0, SEEK_END);
+			SFS_REAL(lseek)(nfd, 0, SEEK_END);
 		} else {
-			off_t at = sfs_real.lseek(in->kfd, 0, SEEK_CUR);
+			off_t at = SFS_REAL(lseek)(in->kfd, 0, SEEK_CUR);
 			if (at > 0)
-				sfs_real.lseek(nfd, at, SEEK_SET);
+				SFS_REAL(lseek)(nfd, at, SEEK_SET);
 		}
 		kfd = sfs_internal_dup(nfd);
-		sfs_real.close(nfd);
+		SFS_REAL(close)(nfd);
 	}
 	if (kfd >= 0) {
 		sfs_fd_set_internal(kfd, true);

@@ -38,9 +38,9 @@
 /* Makes fd refer to nfd's open file, keeping fd's close-on-exec flag. */
 static void point_at(int nfd, int fd)
 {
-	int fdflags = sfs_real.fcntl(fd, F_GETFD);
+	int fdflags = SFS_REAL(fcntl)(fd, F_GETFD);
 	if (fdflags >= 0)
-		sfs_real.dup3(nfd, fd, (fdflags & FD_CLOEXEC) ? O_CLOEXEC : 0);
+		SFS_REAL(dup3)(nfd, fd, (fdflags & FD_CLOEXEC) ? O_CLOEXEC : 0);
 }
 
 /* The open file f's descriptors fds[0..n) get from the kernel from now on:
@@ -57,12 +57,12 @@ static void give_back(struct sfs_file *f, const int *fds, int n, bool *primary)
 	int64_t pos = f->pos;
 	sfs_mutex_unlock(&f->pos_lock);
 	if (sfs_file_kpos_on(f)) { /* the kernel's offset is the file's */
-		off_t at = sfs_real.lseek(fds[0], 0, SEEK_CUR);
+		off_t at = SFS_REAL(lseek)(fds[0], 0, SEEK_CUR);
 		if (at >= 0)
 			pos = at;
 	}
 	if (!f->kshared) { /* its own open file, untouched: only the offset */
-		sfs_real.lseek(fds[0], pos, SEEK_SET);
+		SFS_REAL(lseek)(fds[0], pos, SEEK_SET);
 		return;
 	}
 	int kacc = in->readable ? (in->kwritable ? O_RDWR : O_RDONLY) : O_WRONLY;
@@ -73,29 +73,31 @@ static void give_back(struct sfs_file *f, const int *fds, int n, bool *primary)
 	 * open gets one of its own (sfs_openfile_prepare took them off). */
 	if ((!*primary && (flags & O_ACCMODE) == kacc && !(flags & O_DSYNC)) || locks) {
 		*primary = true;
-		int cur = sfs_real.fcntl(fds[0], F_GETFL);
+		int cur = SFS_REAL(fcntl)(fds[0], F_GETFL);
 		if (cur >= 0)
-			sfs_real.fcntl(fds[0], F_SETFL, (cur & ~SETFL_BITS) | (flags & SETFL_BITS));
-		sfs_real.lseek(fds[0], pos, SEEK_SET);
+			(void)SFS_REAL(fcntl)(fds[0], F_SETFL,
+					      (cur & ~SETFL_BITS) | (flags & SETFL_BITS));
+		SFS_REAL(lseek)(fds[0], pos, SEEK_SET);
 		return;
 	}
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/thread-self/fd/%d", in->kfd);
 	int keep = O_ACCMODE | O_APPEND | O_NONBLOCK | O_NOATIME | O_DSYNC | O_SYNC | O_DIRECT;
-	int nfd = sfs_real.open(path, (flags & keep) | O_CLOEXEC | O_NOCTTY);
+	int nfd = SFS_REAL(open)(path, (flags & keep) | O_CLOEXEC | O_NOCTTY);
 	if (nfd < 0) {
 		/* Not permitted any more (a chmod since): the shared open file,
 		 * with this open's status flags. */
-		int cur = sfs_real.fcntl(fds[0], F_GETFL);
+		int cur = SFS_REAL(fcntl)(fds[0], F_GETFL);
 		if (cur >= 0)
-			sfs_real.fcntl(fds[0], F_SETFL, (cur & ~SETFL_BITS) | (flags & SETFL_BITS));
-		sfs_real.lseek(fds[0], pos, SEEK_SET);
+			(void)SFS_REAL(fcntl)(fds[0], F_SETFL,
+					      (cur & ~SETFL_BITS) | (flags & SETFL_BITS));
+		SFS_REAL(lseek)(fds[0], pos, SEEK_SET);
 		return;
 	}
-	sfs_real.lseek(nfd, pos, SEEK_SET);
+	SFS_REAL(lseek)(nfd, pos, SEEK_SET);
 	for (int i = 0; i < n; i++)
 		point_at(nfd, fds[i]);
-	sfs_real.close(nfd);
+	SFS_REAL(close)(nfd);
 }
 
 /* Gives every descriptor of in back to the kernel and drops it from the
@@ -179,7 +181,7 @@ static void demote_if_inherited(struct sfs_inode *in, void *all)
 	int n = sfs_inode_app_fds(in, fds, 256);
 	bool inherited = *(bool *)all || n > 256;
 	for (int i = 0; i < SFS_MIN(n, 256) && !inherited; i++)
-		inherited = !(sfs_real.fcntl(fds[i], F_GETFD) & FD_CLOEXEC);
+		inherited = !(SFS_REAL(fcntl)(fds[i], F_GETFD) & FD_CLOEXEC);
 	if (inherited && n > 0)
 		sfs_demote_inode(in);
 }
@@ -281,7 +283,7 @@ void sfs_atfork_child(void)
  * whether it found one; true when /proc cannot tell. */
 static bool scan_held(dev_t dev, bool mark)
 {
-	int self = sfs_real.open("/proc/thread-self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int self = SFS_REAL(open)("/proc/thread-self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (self < 0)
 		return true;
 	bool found = false;
@@ -299,10 +301,10 @@ static bool scan_held(dev_t dev, bool mark)
 			break;
 		/* Sync/strict: what this program writes there is durable per
 		 * call, as on its own files. */
-		if (S_ISREG(st.st_mode) && (sfs_real.fcntl(fd, F_GETFL) & O_ACCMODE) != O_RDONLY)
+		if (S_ISREG(st.st_mode) && (SFS_REAL(fcntl)(fd, F_GETFL) & O_ACCMODE) != O_RDONLY)
 			sfs_fd_set_dsync(fd, true);
 	}
-	sfs_real.close(self);
+	SFS_REAL(close)(self);
 	return found;
 }
 

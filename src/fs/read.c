@@ -36,7 +36,7 @@ static ssize_t kernel_preadv(struct sfs_inode *in, const struct iovec *iov, int 
 	/* The range's stripes too: overwrites run without the inode lock
 	 * (overwrite_unlocked). */
 	sfs_ver_lock(&in->ver, off, total);
-	ssize_t r = rc ? rc : sfs_real.preadv(in->kfd, iov, cnt, off);
+	ssize_t r = rc ? rc : SFS_REAL(preadv)(in->kfd, iov, cnt, off);
 	if (r < 0 && !rc)
 		r = -errno;
 	sfs_ver_unlock(&in->ver, off, total);
@@ -55,7 +55,7 @@ static ssize_t kernel_preadv(struct sfs_inode *in, const struct iovec *iov, int 
 static ssize_t kfd_preadv(struct sfs_inode *in, const struct iovec *iov, int cnt, int64_t off)
 {
 	sfs_read_enter(in);
-	ssize_t r = sfs_real.preadv(in->kfd, iov, cnt, off);
+	ssize_t r = SFS_REAL(preadv)(in->kfd, iov, cnt, off);
 	int err = errno;
 	sfs_read_exit(in);
 	return r < 0 ? -err : r;

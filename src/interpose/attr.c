@@ -12,7 +12,7 @@
 SFS_EXPORT int chmod(const char *path, mode_t mode)
 {
 	sfs_wake();
-	int r = sfs_real.chmod(path, mode);
+	int r = SFS_REAL(chmod)(path, mode);
 	SFS_META_DURABLE(r, sfs_metasync_inode(AT_FDCWD, path, 0));
 	return r;
 }
@@ -20,7 +20,7 @@ SFS_EXPORT int chmod(const char *path, mode_t mode)
 SFS_EXPORT int lchmod(const char *path, mode_t mode)
 {
 	sfs_wake();
-	int r = sfs_real.lchmod(path, mode);
+	int r = SFS_REAL(lchmod)(path, mode);
 	SFS_META_DURABLE(r, sfs_metasync_inode(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW));
 	return r;
 }
@@ -29,7 +29,7 @@ SFS_EXPORT int fchmod(int fd, mode_t mode)
 {
 	SFS_HIDE_INTERNAL(fd, -1);
 	sfs_init();
-	int r = sfs_real.fchmod(fd, mode);
+	int r = SFS_REAL(fchmod)(fd, mode);
 	SFS_META_DURABLE(r, sfs_metasync_fd(fd));
 	return r;
 }
@@ -37,7 +37,7 @@ SFS_EXPORT int fchmod(int fd, mode_t mode)
 SFS_EXPORT int fchmodat(int dirfd, const char *path, mode_t mode, int flags)
 {
 	sfs_wake();
-	int r = sfs_real.fchmodat(dirfd, path, mode, flags);
+	int r = SFS_REAL(fchmodat)(dirfd, path, mode, flags);
 	SFS_META_DURABLE(r, sfs_metasync_inode(dirfd, path, flags));
 	return r;
 }
@@ -45,7 +45,7 @@ SFS_EXPORT int fchmodat(int dirfd, const char *path, mode_t mode, int flags)
 SFS_EXPORT int chown(const char *path, uid_t uid, gid_t gid)
 {
 	sfs_wake();
-	int r = sfs_real.chown(path, uid, gid);
+	int r = SFS_REAL(chown)(path, uid, gid);
 	SFS_META_DURABLE(r, sfs_metasync_inode(AT_FDCWD, path, 0));
 	return r;
 }
@@ -53,7 +53,7 @@ SFS_EXPORT int chown(const char *path, uid_t uid, gid_t gid)
 SFS_EXPORT int lchown(const char *path, uid_t uid, gid_t gid)
 {
 	sfs_wake();
-	int r = sfs_real.lchown(path, uid, gid);
+	int r = SFS_REAL(lchown)(path, uid, gid);
 	SFS_META_DURABLE(r, sfs_metasync_inode(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW));
 	return r;
 }
@@ -62,7 +62,7 @@ SFS_EXPORT int fchown(int fd, uid_t uid, gid_t gid)
 {
 	SFS_HIDE_INTERNAL(fd, -1);
 	sfs_init();
-	int r = sfs_real.fchown(fd, uid, gid);
+	int r = SFS_REAL(fchown)(fd, uid, gid);
 	SFS_META_DURABLE(r, sfs_metasync_fd(fd));
 	return r;
 }
@@ -70,7 +70,7 @@ SFS_EXPORT int fchown(int fd, uid_t uid, gid_t gid)
 SFS_EXPORT int fchownat(int dirfd, const char *path, uid_t uid, gid_t gid, int flags)
 {
 	sfs_wake();
-	int r = sfs_real.fchownat(dirfd, path, uid, gid, flags);
+	int r = SFS_REAL(fchownat)(dirfd, path, uid, gid, flags);
 	SFS_META_DURABLE(r, sfs_metasync_inode(dirfd, path, flags));
 	return r;
 }

@@ -30,14 +30,14 @@
 SFS_EXPORT int close(int fd)
 {
 	if (!sfs_active())
-		return sfs_real.close(fd);
+		return SFS_REAL(close)(fd);
 	if (sfs_fd_is_internal(fd)) {
 		errno = EBADF;
 		return -1;
 	}
 	struct sfs_file *f = sfs_fd_remove(fd);
 	if (!f)
-		return sfs_real.close(fd);
+		return SFS_REAL(close)(fd);
 	sfs_file_kpos_settle(f, fd);
 	uint64_t t0 = sfs_stat_call_start(SFS_CALL_close);
 	int r = sfs_file_close(fd, f);
@@ -72,7 +72,7 @@ static void manage_before_dup(int oldfd)
 	 * internal write, which the library does not see; managed, its open
 	 * file would lose O_APPEND and its offset would stop following the
 	 * writes. It stays the kernel's, and so does the dup. */
-	int fl = sfs_real.fcntl(oldfd, F_GETFL);
+	int fl = SFS_REAL(fcntl)(oldfd, F_GETFL);
 	bool reader = fl >= 0 && (fl & O_ACCMODE) == O_RDONLY;
 	sfs_busy_enter(); /* as a read's promotion (interpose/wrap.h) */
 	if (reader && sfs_fd_pending_claim(oldfd))
@@ -103,7 +103,7 @@ static int close_range_impl(unsigned first, unsigned last, int flags)
 	 * library forgets any descriptor. */
 	if (!sfs_active() || (flags & CLOSE_RANGE_CLOEXEC) || first > last ||
 	    ((unsigned)flags & ~(CLOSE_RANGE_UNSHARE | CLOSE_RANGE_CLOEXEC)))
-		return sfs_real.close_range(first, last, flags);
+		return SFS_REAL(close_range)(first, last, flags);
 	unsigned limit = (unsigned)sfs_fd_limit();
 	unsigned end = last < limit ? last : (limit ? limit - 1 : 0);
 	for (unsigned fd = first; fd <= end && fd < limit; fd++)
@@ -113,12 +113,12 @@ static int close_range_impl(unsigned first, unsigned last, int flags)
 	for (unsigned fd = first; fd <= end && fd < limit; fd++) {
 		if (!sfs_fd_is_internal((int)fd))
 			continue;
-		if (lo < fd && sfs_real.close_range(lo, fd - 1, flags) != 0)
+		if (lo < fd && SFS_REAL(close_range)(lo, fd - 1, flags) != 0)
 			return -1;
 		lo = fd + 1;
 	}
 	if (lo <= last)
-		return sfs_real.close_range(lo, last, flags);
+		return SFS_REAL(close_range)(lo, last, flags);
 	return 0;
 }
 
@@ -137,20 +137,20 @@ SFS_EXPORT void closefrom(int lowfd)
 		for (int fd = lowfd; fd < limit; fd++)
 			if (!sfs_fd_is_internal(fd))
 				close(fd);
-		sfs_real.closefrom(limit > lowfd ? limit : lowfd);
+		SFS_REAL(closefrom)(limit > lowfd ? limit : lowfd);
 	}
 }
 
 SFS_EXPORT int dup(int fd)
 {
 	if (!sfs_active())
-		return sfs_real.dup(fd);
+		return SFS_REAL(dup)(fd);
 	if (sfs_fd_is_internal(fd)) {
 		errno = EBADF;
 		return -1;
 	}
 	manage_before_dup(fd);
-	int r = SFS_FD_RETRY(int, -1, sfs_real.dup(fd));
+	int r = SFS_FD_RETRY(int, -1, SFS_REAL(dup)(fd));
 	if (r >= 0)
 		duplicated(fd, r);
 	return r;
@@ -168,7 +168,7 @@ static int onto_internal(int newfd)
 SFS_EXPORT int dup2(int oldfd, int newfd)
 {
 	if (!sfs_active())
-		return sfs_real.dup2(oldfd, newfd);
+		return SFS_REAL(dup2)(oldfd, newfd);
 	if (sfs_fd_is_internal(oldfd)) {
 		errno = EBADF;
 		return -1;
@@ -177,7 +177,7 @@ SFS_EXPORT int dup2(int oldfd, int newfd)
 		return onto_internal(newfd);
 	if (oldfd != newfd)
 		manage_before_dup(oldfd);
-	int r = sfs_real.dup2(oldfd, newfd);
+	int r = SFS_REAL(dup2)(oldfd, newfd);
 	if (r >= 0 && oldfd != newfd) {
 		closed_by_kernel(newfd);
 		duplicated(oldfd, newfd);
@@ -188,7 +188,7 @@ SFS_EXPORT int dup2(int oldfd, int newfd)
 SFS_EXPORT int dup3(int oldfd, int newfd, int flags)
 {
 	if (!sfs_active())
-		return sfs_real.dup3(oldfd, newfd, flags);
+		return SFS_REAL(dup3)(oldfd, newfd, flags);
 	if (sfs_fd_is_internal(oldfd)) {
 		errno = EBADF;
 		return -1;
@@ -197,7 +197,7 @@ SFS_EXPORT int dup3(int oldfd, int newfd, int flags)
 		return onto_internal(newfd);
 	if (oldfd != newfd)
 		manage_before_dup(oldfd);
-	int r = sfs_real.dup3(oldfd, newfd, flags);
+	int r = SFS_REAL(dup3)(oldfd, newfd, flags);
 	if (r >= 0) {
 		closed_by_kernel(newfd);
 		duplicated(oldfd, newfd);
@@ -220,7 +220,7 @@ static void noted_posix_lock(int fd)
 SFS_EXPORT int lockf(int fd, int cmd, off_t len)
 {
 	sfs_init();
-	int r = sfs_real.lockf(fd, cmd, len);
+	int r = SFS_REAL(lockf)(fd, cmd, len);
 	if (r == 0 && sfs_live() && (cmd == F_LOCK || cmd == F_TLOCK))
 		noted_posix_lock(fd);
 	return r;
@@ -335,7 +335,7 @@ SFS_EXPORT int flock(int fd, int op)
 		}
 		sfs_demote_fd(fd);
 	}
-	return sfs_real.flock(fd, op);
+	return SFS_REAL(flock)(fd, op);
 }
 
 SFS_EXPORT int fcntl(int fd, int cmd, ...)
@@ -345,7 +345,7 @@ SFS_EXPORT int fcntl(int fd, int cmd, ...)
 	void *arg = va_arg(ap, void *);
 	va_end(ap);
 	sfs_init();
-	return fcntl_impl(sfs_real.fcntl, fd, cmd, arg);
+	return fcntl_impl(SFS_REAL(fcntl), fd, cmd, arg);
 }
 
 SFS_EXPORT int fcntl64(int fd, int cmd, ...)
@@ -355,5 +355,5 @@ SFS_EXPORT int fcntl64(int fd, int cmd, ...)
 	void *arg = va_arg(ap, void *);
 	va_end(ap);
 	sfs_init();
-	return fcntl_impl(sfs_real.fcntl64 ? sfs_real.fcntl64 : sfs_real.fcntl, fd, cmd, arg);
+	return fcntl_impl(SFS_REAL(fcntl64) ? SFS_REAL(fcntl64) : SFS_REAL(fcntl), fd, cmd, arg);
 }

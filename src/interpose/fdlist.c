@@ -176,7 +176,7 @@ static bool lists_own_fds(int fd)
 SFS_EXPORT DIR *opendir(const char *path)
 {
 	sfs_init();
-	DIR *d = SFS_FD_RETRY(DIR *, NULL, sfs_real.opendir(path));
+	DIR *d = SFS_FD_RETRY(DIR *, NULL, SFS_REAL(opendir)(path));
 	if (d && names_own_fds(path))
 		remember(d);
 	return d;
@@ -185,7 +185,7 @@ SFS_EXPORT DIR *opendir(const char *path)
 SFS_EXPORT DIR *fdopendir(int fd)
 {
 	sfs_init();
-	DIR *d = sfs_real.fdopendir(fd);
+	DIR *d = SFS_REAL(fdopendir)(fd);
 	if (d && lists_own_fds(fd))
 		remember(d);
 	return d;
@@ -212,13 +212,13 @@ static ssize_t drop_library_fds(char *buf, ssize_t n)
 SFS_EXPORT ssize_t getdents64(int fd, void *buf, size_t len)
 {
 	sfs_init();
-	ssize_t n = sfs_real.getdents64(fd, buf, len);
+	ssize_t n = SFS_REAL(getdents64)(fd, buf, len);
 	if (n <= 0 || !lists_own_fds(fd))
 		return n;
 	/* A read whose entries were all the library's is not the end: 0
 	 * would tell the caller it is. */
 	while (n > 0 && (n = drop_library_fds(buf, n)) == 0)
-		n = sfs_real.getdents64(fd, buf, len);
+		n = SFS_REAL(getdents64)(fd, buf, len);
 	return n;
 }
 

@@ -14,35 +14,35 @@
 SFS_EXPORT int pipe(int fds[2])
 {
 	sfs_init();
-	return SFS_FD_RETRY(int, -1, sfs_real.pipe(fds));
+	return SFS_FD_RETRY(int, -1, SFS_REAL(pipe)(fds));
 }
 
 SFS_EXPORT int pipe2(int fds[2], int flags)
 {
 	sfs_init();
-	return SFS_FD_RETRY(int, -1, sfs_real.pipe2(fds, flags));
+	return SFS_FD_RETRY(int, -1, SFS_REAL(pipe2)(fds, flags));
 }
 
 SFS_EXPORT int socket(int domain, int type, int protocol)
 {
 	sfs_init();
-	return SFS_FD_RETRY(int, -1, sfs_real.socket(domain, type, protocol));
+	return SFS_FD_RETRY(int, -1, SFS_REAL(socket)(domain, type, protocol));
 }
 
 SFS_EXPORT int socketpair(int domain, int type, int protocol, int fds[2])
 {
 	sfs_init();
-	return SFS_FD_RETRY(int, -1, sfs_real.socketpair(domain, type, protocol, fds));
+	return SFS_FD_RETRY(int, -1, SFS_REAL(socketpair)(domain, type, protocol, fds));
 }
 
 SFS_EXPORT int accept(int fd, struct sockaddr *addr, socklen_t *len)
 {
 	sfs_init();
-	return SFS_FD_RETRY(int, -1, sfs_real.accept(fd, addr, len));
+	return SFS_FD_RETRY(int, -1, SFS_REAL(accept)(fd, addr, len));
 }
 
 SFS_EXPORT int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 {
 	sfs_init();
-	return SFS_FD_RETRY(int, -1, sfs_real.accept4(fd, addr, len, flags));
+	return SFS_FD_RETRY(int, -1, SFS_REAL(accept4)(fd, addr, len, flags));
 }

@@ -78,19 +78,19 @@ static int unlink_impl(int dirfd, const char *path, int flags,
 
 static int k_unlinkat(int dirfd, const char *path, int flags)
 {
-	return sfs_real.unlinkat(dirfd, path, flags);
+	return SFS_REAL(unlinkat)(dirfd, path, flags);
 }
 
 static int k_unlink(int dirfd, const char *path, int flags)
 {
 	(void)dirfd, (void)flags;
-	return sfs_real.unlink(path);
+	return SFS_REAL(unlink)(path);
 }
 
 static int k_remove(int dirfd, const char *path, int flags)
 {
 	(void)dirfd, (void)flags;
-	return sfs_real.remove(path);
+	return SFS_REAL(remove)(path);
 }
 
 SFS_EXPORT int unlink(const char *path)
@@ -113,15 +113,15 @@ static int rename_impl(int olddir, const char *oldpath, int newdir, const char *
 		       unsigned flags)
 {
 	if (!sfs_active_path())
-		return sfs_real.renameat2(olddir, oldpath, newdir, newpath, flags);
+		return SFS_REAL(renameat2)(olddir, oldpath, newdir, newpath, flags);
 	relink_path(olddir, oldpath);
 	if (flags & RENAME_EXCHANGE)
 		relink_path(newdir, newpath);
 	struct stat st;
 	bool replaced =
 		!(flags & RENAME_EXCHANGE) && sfs_inode_any() && lookup(newdir, newpath, &st);
-	int r = flags ? sfs_real.renameat2(olddir, oldpath, newdir, newpath, flags) :
-			sfs_real.renameat(olddir, oldpath, newdir, newpath);
+	int r = flags ? SFS_REAL(renameat2)(olddir, oldpath, newdir, newpath, flags) :
+			SFS_REAL(renameat)(olddir, oldpath, newdir, newpath);
 	if (r == 0 && replaced)
 		sfs_inode_forget(st.st_dev, st.st_ino);
 	/* Both directories, the source's first (the name leaves it). */
@@ -133,14 +133,14 @@ static int rename_impl(int olddir, const char *oldpath, int newdir, const char *
 SFS_EXPORT int rename(const char *oldpath, const char *newpath)
 {
 	if (!sfs_active_path())
-		return sfs_real.rename(oldpath, newpath);
+		return SFS_REAL(rename)(oldpath, newpath);
 	return rename_impl(AT_FDCWD, oldpath, AT_FDCWD, newpath, 0);
 }
 
 SFS_EXPORT int renameat(int olddir, const char *oldpath, int newdir, const char *newpath)
 {
 	if (!sfs_active_path())
-		return sfs_real.renameat(olddir, oldpath, newdir, newpath);
+		return SFS_REAL(renameat)(olddir, oldpath, newdir, newpath);
 	return rename_impl(olddir, oldpath, newdir, newpath, 0);
 }
 
@@ -166,7 +166,7 @@ SFS_EXPORT int futimens(int fd, const struct timespec times[2])
 {
 	SFS_HIDE_INTERNAL(fd, -1);
 	relink_fd(fd);
-	int r = sfs_real.futimens(fd, times);
+	int r = SFS_REAL(futimens)(fd, times);
 	SFS_META_DURABLE(r, sfs_metasync_fd(fd));
 	return r;
 }
@@ -175,7 +175,7 @@ SFS_EXPORT int futimes(int fd, const struct timeval tv[2])
 {
 	SFS_HIDE_INTERNAL(fd, -1);
 	relink_fd(fd);
-	int r = sfs_real.futimes(fd, tv);
+	int r = SFS_REAL(futimes)(fd, tv);
 	SFS_META_DURABLE(r, sfs_metasync_fd(fd));
 	return r;
 }
@@ -192,7 +192,7 @@ SFS_EXPORT int utimensat(int dirfd, const char *path, const struct timespec time
 		else
 			relink_fd(dirfd);
 	}
-	int r = sfs_real.utimensat(dirfd, path, times, flags);
+	int r = SFS_REAL(utimensat)(dirfd, path, times, flags);
 	SFS_META_DURABLE(r, p ? sfs_metasync_inode(dirfd, p, flags) : sfs_metasync_fd(dirfd));
 	return r;
 }
@@ -201,7 +201,7 @@ SFS_EXPORT int futimesat(int dirfd, const char *path, const struct timeval tv[2]
 {
 	if (sfs_active_path())
 		relink_path_at(dirfd, path, 0, true);
-	int r = sfs_real.futimesat(dirfd, path, tv);
+	int r = SFS_REAL(futimesat)(dirfd, path, tv);
 	SFS_META_DURABLE(r, sfs_metasync_inode(dirfd, path, 0));
 	return r;
 }
@@ -210,7 +210,7 @@ SFS_EXPORT int utimes(const char *path, const struct timeval tv[2])
 {
 	if (sfs_active_path())
 		relink_path_at(AT_FDCWD, path, 0, true);
-	int r = sfs_real.utimes(path, tv);
+	int r = SFS_REAL(utimes)(path, tv);
 	SFS_META_DURABLE(r, sfs_metasync_inode(AT_FDCWD, path, 0));
 	return r;
 }
@@ -219,7 +219,7 @@ SFS_EXPORT int lutimes(const char *path, const struct timeval tv[2])
 {
 	if (sfs_active_path())
 		relink_path_at(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, true);
-	int r = sfs_real.lutimes(path, tv);
+	int r = SFS_REAL(lutimes)(path, tv);
 	SFS_META_DURABLE(r, sfs_metasync_inode(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW));
 	return r;
 }
@@ -228,7 +228,7 @@ SFS_EXPORT int utime(const char *path, const struct utimbuf *times)
 {
 	if (sfs_active_path())
 		relink_path_at(AT_FDCWD, path, 0, true);
-	int r = sfs_real.utime(path, times);
+	int r = SFS_REAL(utime)(path, times);
 	SFS_META_DURABLE(r, sfs_metasync_inode(AT_FDCWD, path, 0));
 	return r;
 }

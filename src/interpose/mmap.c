@@ -36,7 +36,7 @@ SFS_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t
 		SFS_HIDE_INTERNAL(fd, MAP_FAILED);
 		before_map(fd);
 	}
-	return sfs_real.mmap(addr, len, prot, flags, fd, off);
+	return SFS_REAL(mmap)(addr, len, prot, flags, fd, off);
 }
 
 SFS_ALIAS(mmap64, mmap);

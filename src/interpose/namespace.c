@@ -15,7 +15,7 @@
 SFS_EXPORT int mkdirat(int dirfd, const char *path, mode_t mode)
 {
 	sfs_wake();
-	int r = sfs_real.mkdirat(dirfd, path, mode);
+	int r = SFS_REAL(mkdirat)(dirfd, path, mode);
 	SFS_META_DURABLE(r, sfs_metasync_parent(dirfd, path));
 	return r;
 }
@@ -28,7 +28,7 @@ SFS_EXPORT int mkdir(const char *path, mode_t mode)
 SFS_EXPORT int rmdir(const char *path)
 {
 	sfs_wake();
-	int r = sfs_real.rmdir(path);
+	int r = SFS_REAL(rmdir)(path);
 	SFS_META_DURABLE(r, sfs_metasync_parent(AT_FDCWD, path));
 	return r;
 }
@@ -36,7 +36,7 @@ SFS_EXPORT int rmdir(const char *path)
 SFS_EXPORT int link(const char *oldpath, const char *newpath)
 {
 	sfs_wake();
-	int r = sfs_real.link(oldpath, newpath);
+	int r = SFS_REAL(link)(oldpath, newpath);
 	SFS_META_DURABLE(r, sfs_metasync_parent(AT_FDCWD, newpath));
 	return r;
 }
@@ -44,7 +44,7 @@ SFS_EXPORT int link(const char *oldpath, const char *newpath)
 SFS_EXPORT int linkat(int olddir, const char *oldpath, int newdir, const char *newpath, int flags)
 {
 	sfs_wake();
-	int r = sfs_real.linkat(olddir, oldpath, newdir, newpath, flags);
+	int r = SFS_REAL(linkat)(olddir, oldpath, newdir, newpath, flags);
 	SFS_META_DURABLE(r, sfs_metasync_parent(newdir, newpath));
 	return r;
 }
@@ -52,7 +52,7 @@ SFS_EXPORT int linkat(int olddir, const char *oldpath, int newdir, const char *n
 SFS_EXPORT int symlink(const char *target, const char *linkpath)
 {
 	sfs_wake();
-	int r = sfs_real.symlink(target, linkpath);
+	int r = SFS_REAL(symlink)(target, linkpath);
 	SFS_META_DURABLE(r, sfs_metasync_parent(AT_FDCWD, linkpath));
 	return r;
 }
@@ -60,7 +60,7 @@ SFS_EXPORT int symlink(const char *target, const char *linkpath)
 SFS_EXPORT int symlinkat(const char *target, int dirfd, const char *linkpath)
 {
 	sfs_wake();
-	int r = sfs_real.symlinkat(target, dirfd, linkpath);
+	int r = SFS_REAL(symlinkat)(target, dirfd, linkpath);
 	SFS_META_DURABLE(r, sfs_metasync_parent(dirfd, linkpath));
 	return r;
 }
@@ -68,7 +68,7 @@ SFS_EXPORT int symlinkat(const char *target, int dirfd, const char *linkpath)
 static int mknodat_impl(int dirfd, const char *path, mode_t mode, dev_t dev)
 {
 	sfs_wake();
-	int r = sfs_real.mknodat(dirfd, path, mode, dev);
+	int r = SFS_REAL(mknodat)(dirfd, path, mode, dev);
 	SFS_META_DURABLE(r, sfs_metasync_parent(dirfd, path));
 	return r;
 }
@@ -111,7 +111,7 @@ SFS_EXPORT int __xmknod(int ver, const char *path, mode_t mode, dev_t *dev)
 SFS_EXPORT int mkfifoat(int dirfd, const char *path, mode_t mode)
 {
 	sfs_wake();
-	int r = sfs_real.mkfifoat(dirfd, path, mode);
+	int r = SFS_REAL(mkfifoat)(dirfd, path, mode);
 	SFS_META_DURABLE(r, sfs_metasync_parent(dirfd, path));
 	return r;
 }

@@ -52,7 +52,7 @@ SFS_EXPORT int open(const char *path, int flags, ...)
 {
 	GET_MODE(flags);
 	bool creating = before(AT_FDCWD, path, flags);
-	int fd = SFS_FD_RETRY(int, -1, sfs_real.open(path, flags, mode));
+	int fd = SFS_FD_RETRY(int, -1, SFS_REAL(open)(path, flags, mode));
 	return opened_at(fd, flags, AT_FDCWD, path, creating);
 }
 
@@ -62,7 +62,7 @@ SFS_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 {
 	GET_MODE(flags);
 	bool creating = before(dirfd, path, flags);
-	int fd = SFS_FD_RETRY(int, -1, sfs_real.openat(dirfd, path, flags, mode));
+	int fd = SFS_FD_RETRY(int, -1, SFS_REAL(openat)(dirfd, path, flags, mode));
 	return opened_at(fd, flags, dirfd, path, creating);
 }
 
@@ -78,7 +78,7 @@ int __openat64_2(int dirfd, const char *path, int flags);
 SFS_EXPORT int __open_2(const char *path, int flags)
 {
 	bool creating = before(AT_FDCWD, path, flags);
-	int fd = SFS_FD_RETRY(int, -1, sfs_real.__open_2(path, flags));
+	int fd = SFS_FD_RETRY(int, -1, SFS_REAL(__open_2)(path, flags));
 	return opened_at(fd, flags, AT_FDCWD, path, creating);
 }
 
@@ -87,7 +87,7 @@ SFS_ALIAS(__open64_2, __open_2);
 SFS_EXPORT int __openat_2(int dirfd, const char *path, int flags)
 {
 	bool creating = before(dirfd, path, flags);
-	int fd = SFS_FD_RETRY(int, -1, sfs_real.__openat_2(dirfd, path, flags));
+	int fd = SFS_FD_RETRY(int, -1, SFS_REAL(__openat_2)(dirfd, path, flags));
 	return opened_at(fd, flags, dirfd, path, creating);
 }
 
@@ -96,7 +96,7 @@ SFS_ALIAS(__openat64_2, __openat_2);
 SFS_EXPORT int creat(const char *path, mode_t mode)
 {
 	bool creating = before(AT_FDCWD, path, O_CREAT | O_TRUNC);
-	int fd = SFS_FD_RETRY(int, -1, sfs_real.creat(path, mode));
+	int fd = SFS_FD_RETRY(int, -1, SFS_REAL(creat)(path, mode));
 	return opened_at(fd, O_CREAT | O_WRONLY | O_TRUNC, AT_FDCWD, path, creating);
 }
 
@@ -115,7 +115,7 @@ static int made_temp(int fd, int flags, const char *tmpl)
 SFS_EXPORT int mkstemp(char *tmpl)
 {
 	sfs_wake();
-	return made_temp(sfs_real.mkstemp(tmpl), 0, tmpl);
+	return made_temp(SFS_REAL(mkstemp)(tmpl), 0, tmpl);
 }
 
 SFS_ALIAS(mkstemp64, mkstemp);
@@ -123,7 +123,7 @@ SFS_ALIAS(mkstemp64, mkstemp);
 SFS_EXPORT int mkostemp(char *tmpl, int flags)
 {
 	sfs_wake();
-	return made_temp(sfs_real.mkostemp(tmpl, flags), flags, tmpl);
+	return made_temp(SFS_REAL(mkostemp)(tmpl, flags), flags, tmpl);
 }
 
 SFS_ALIAS(mkostemp64, mkostemp);
@@ -131,7 +131,7 @@ SFS_ALIAS(mkostemp64, mkostemp);
 SFS_EXPORT int mkstemps(char *tmpl, int suffixlen)
 {
 	sfs_wake();
-	return made_temp(sfs_real.mkstemps(tmpl, suffixlen), 0, tmpl);
+	return made_temp(SFS_REAL(mkstemps)(tmpl, suffixlen), 0, tmpl);
 }
 
 SFS_ALIAS(mkstemps64, mkstemps);
@@ -139,7 +139,7 @@ SFS_ALIAS(mkstemps64, mkstemps);
 SFS_EXPORT int mkostemps(char *tmpl, int suffixlen, int flags)
 {
 	sfs_wake();
-	return made_temp(sfs_real.mkostemps(tmpl, suffixlen, flags), flags, tmpl);
+	return made_temp(SFS_REAL(mkostemps)(tmpl, suffixlen, flags), flags, tmpl);
 }
 
 SFS_ALIAS(mkostemps64, mkostemps);

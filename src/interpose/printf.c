@@ -48,7 +48,7 @@ static int write_text(int fd, char *text, int n)
 SFS_EXPORT int vdprintf(int fd, const char *fmt, va_list ap)
 {
 	if (!library_writes(fd))
-		return sfs_real.vdprintf(fd, fmt, ap);
+		return SFS_REAL(vdprintf)(fd, fmt, ap);
 	char *text = NULL;
 	int n = vasprintf(&text, fmt, ap); /* before text is read */
 	return write_text(fd, text, n);
@@ -57,7 +57,7 @@ SFS_EXPORT int vdprintf(int fd, const char *fmt, va_list ap)
 SFS_EXPORT int __vdprintf_chk(int fd, int flag, const char *fmt, va_list ap)
 {
 	if (!library_writes(fd))
-		return sfs_real.__vdprintf_chk(fd, flag, fmt, ap);
+		return SFS_REAL(__vdprintf_chk)(fd, flag, fmt, ap);
 	char *text = NULL;
 	int n = __vasprintf_chk(&text, flag, fmt, ap);
 	return write_text(fd, text, n);

@@ -27,7 +27,7 @@ SFS_EXPORT pid_t fork(void)
 {
 	sfs_init();
 	sfs_forkwatch_wrapper(true);
-	pid_t pid = sfs_real.fork();
+	pid_t pid = SFS_REAL(fork)();
 	sfs_forkwatch_wrapper(false);
 	if (pid != 0 && sfs_live()) /* the parent, also of a fork that failed */
 		sfs_forkwatch_born(pid);
@@ -44,17 +44,17 @@ static _Noreturn void leave(void (*real)(int), int status)
 	if (real)
 		real(status);
 	for (;;)
-		sfs_real.syscall(SYS_exit_group, status);
+		SFS_REAL(syscall)(SYS_exit_group, status);
 }
 
 SFS_EXPORT _Noreturn void _exit(int status)
 {
-	leave(sfs_real._exit, status);
+	leave(SFS_REAL(_exit), status);
 }
 
 SFS_EXPORT _Noreturn void _Exit(int status)
 {
-	leave(sfs_real._Exit, status);
+	leave(SFS_REAL(_Exit), status);
 }
 
 /* The main thread leaving before the others: the process ends with its
@@ -63,9 +63,9 @@ SFS_EXPORT _Noreturn void pthread_exit(void *ret)
 {
 	if (sfs_initialized() && !sfs_vfork_child && getpid() == (pid_t)syscall(SYS_gettid))
 		sfs_main_thread_exiting();
-	sfs_real.pthread_exit(ret);
+	SFS_REAL(pthread_exit)(ret);
 	for (;;)
-		sfs_real.syscall(SYS_exit, 0);
+		SFS_REAL(syscall)(SYS_exit, 0);
 }
 
 static void before_exec(void)
@@ -83,38 +83,38 @@ static void before_exec(void)
 SFS_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
 	before_exec();
-	return sfs_real.execve(path, argv, envp);
+	return SFS_REAL(execve)(path, argv, envp);
 }
 
 SFS_EXPORT int execv(const char *path, char *const argv[])
 {
 	before_exec();
-	return sfs_real.execv(path, argv);
+	return SFS_REAL(execv)(path, argv);
 }
 
 SFS_EXPORT int execvp(const char *file, char *const argv[])
 {
 	before_exec();
-	return sfs_real.execvp(file, argv);
+	return SFS_REAL(execvp)(file, argv);
 }
 
 SFS_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	before_exec();
-	return sfs_real.execvpe(file, argv, envp);
+	return SFS_REAL(execvpe)(file, argv, envp);
 }
 
 SFS_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
 	before_exec();
-	return sfs_real.fexecve(fd, argv, envp);
+	return SFS_REAL(fexecve)(fd, argv, envp);
 }
 
 SFS_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
 			int flags)
 {
 	before_exec();
-	return sfs_real.execveat(dirfd, path, argv, envp, flags);
+	return SFS_REAL(execveat)(dirfd, path, argv, envp, flags);
 }
 
 /* execl, execlp, execle: the variadic list as an argv array on the stack,
@@ -209,26 +209,26 @@ SFS_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_
 			   const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	before_spawn(fa);
-	return sfs_real.posix_spawn(pid, path, fa, attr, argv, envp);
+	return SFS_REAL(posix_spawn)(pid, path, fa, attr, argv, envp);
 }
 
 SFS_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
 			    const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	before_spawn(fa);
-	return sfs_real.posix_spawnp(pid, file, fa, attr, argv, envp);
+	return SFS_REAL(posix_spawnp)(pid, file, fa, attr, argv, envp);
 }
 
 SFS_EXPORT int system(const char *cmd)
 {
 	sfs_init();
 	sfs_prepare_share(true);
-	return sfs_real.system(cmd);
+	return SFS_REAL(system)(cmd);
 }
 
 SFS_EXPORT FILE *popen(const char *cmd, const char *mode)
 {
 	sfs_init();
 	sfs_prepare_share(true);
-	return sfs_real.popen(cmd, mode);
+	return SFS_REAL(popen)(cmd, mode);
 }

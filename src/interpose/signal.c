@@ -58,6 +58,17 @@ SFS_NO_SANITIZE static int any_sigaction(int sig, const struct sigaction *act,
 			*old = was;
 		return 0;
 	}
+	if (act && act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN) {
+		/* The handler may run the library's code (a write), which must
+		 * not look a real function up inside it (sys/real.h). Before
+		 * the start (a sanitizer's runtime, another library's
+		 * constructor), the start does it. (The state read here, not
+		 * by sfs_initialized: an instrumented call.) */
+		if (atomic_load_explicit(&sfs_init_state, memory_order_acquire) == 2)
+			sfs_real_resolve();
+		else
+			atomic_store_explicit(&sfs_real_handler_seen, true, memory_order_relaxed);
+	}
 	int r = virtual_action(sig, act, old);
 	if (r >= 0)
 		return r;

@@ -15,10 +15,10 @@ SFS_EXPORT off_t lseek(int fd, off_t off, int whence)
 	SFS_HIDE_INTERNAL(fd, -1);
 	struct sfs_file *f = sfs_wrap_file(fd);
 	if (!f)
-		return sfs_real.lseek(fd, off, whence);
+		return SFS_REAL(lseek)(fd, off, whence);
 	uint64_t t0 = sfs_stat_call_start(SFS_CALL_lseek);
 	SFS_FINISH(f, SFS_CALL_lseek, t0, SFS_AT_KPOS(f, fd, sfs_file_lseek(f, off, whence)),
-		   sfs_real.lseek(fd, off, whence));
+		   SFS_REAL(lseek)(fd, off, whence));
 }
 
 SFS_ALIAS(lseek64, lseek);
@@ -42,7 +42,7 @@ static int ftruncate_impl(int (*real)(int, off_t), int fd, off_t len)
 SFS_EXPORT int ftruncate(int fd, off_t len)
 {
 	sfs_init();
-	return ftruncate_impl(sfs_real.ftruncate, fd, len);
+	return ftruncate_impl(SFS_REAL(ftruncate), fd, len);
 }
 
 SFS_ALIAS(ftruncate64, ftruncate);
@@ -55,7 +55,7 @@ SFS_ALIAS(ftruncate64, ftruncate);
  * SFS_E_KERNEL when it cannot be opened for writing. */
 static long truncate_logged(const char *path, off_t len)
 {
-	int fd = sfs_real.open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	int fd = SFS_REAL(open)(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return SFS_E_KERNEL;
 	sfs_manage(fd, O_WRONLY | O_CLOEXEC);
@@ -64,7 +64,7 @@ static long truncate_logged(const char *path, off_t len)
 	if (f)
 		sfs_file_put(f);
 	f = sfs_fd_remove(fd);
-	int c = f ? sfs_file_close(fd, f) : sfs_real.close(fd);
+	int c = f ? sfs_file_close(fd, f) : SFS_REAL(close)(fd);
 	if (r == 0 && c != 0)
 		r = -errno;
 	return r;
@@ -77,7 +77,7 @@ static int truncate_impl(int (*real)(const char *, off_t), const char *path, off
 	/* This process may stage data for the file, or (sync, strict) hold log
 	 * records of it: then the library truncates it (sfs_inode_truncate). */
 	bool mine = sfs_active() && (sfs_inode_staged_count() > 0 || sfs_metasync_on()) &&
-		    sfs_real.stat(path, &st) == 0;
+		    SFS_REAL(stat)(path, &st) == 0;
 	struct sfs_inode *in = mine ? sfs_inode_find(st.st_dev, st.st_ino) : NULL;
 	long r = SFS_E_KERNEL;
 	if (in) {
@@ -96,7 +96,7 @@ static int truncate_impl(int (*real)(const char *, off_t), const char *path, off
 SFS_EXPORT int truncate(const char *path, off_t len)
 {
 	sfs_wake();
-	return truncate_impl(sfs_real.truncate, path, len);
+	return truncate_impl(SFS_REAL(truncate), path, len);
 }
 
 SFS_ALIAS(truncate64, truncate);
@@ -125,7 +125,7 @@ static int fallocate_impl(int (*real)(int, int, off_t, off_t), int fd, int mode,
 SFS_EXPORT int fallocate(int fd, int mode, off_t off, off_t len)
 {
 	sfs_init();
-	return fallocate_impl(sfs_real.fallocate, fd, mode, off, len);
+	return fallocate_impl(SFS_REAL(fallocate), fd, mode, off, len);
 }
 
 SFS_ALIAS(fallocate64, fallocate);
@@ -155,7 +155,7 @@ static int posix_fallocate_impl(int (*real)(int, off_t, off_t), int fd, off_t of
 SFS_EXPORT int posix_fallocate(int fd, off_t off, off_t len)
 {
 	sfs_init();
-	return posix_fallocate_impl(sfs_real.posix_fallocate, fd, off, len);
+	return posix_fallocate_impl(SFS_REAL(posix_fallocate), fd, off, len);
 }
 
 SFS_ALIAS(posix_fallocate64, posix_fallocate);

@@ -59,7 +59,7 @@ SFS_EXPORT ssize_t sendmsg(int sock, const struct msghdr *msg, int flags)
 		errno = -rc;
 		return -1;
 	}
-	return sfs_real.sendmsg(sock, msg, flags);
+	return SFS_REAL(sendmsg)(sock, msg, flags);
 }
 
 SFS_EXPORT int sendmmsg(int sock, struct mmsghdr *vec, unsigned int n, int flags)
@@ -74,5 +74,5 @@ SFS_EXPORT int sendmmsg(int sock, struct mmsghdr *vec, unsigned int n, int flags
 			return -1;
 		}
 	}
-	return sfs_real.sendmmsg(sock, vec, n, flags);
+	return SFS_REAL(sendmmsg)(sock, vec, n, flags);
 }

@@ -43,7 +43,7 @@ static struct actions *find(const posix_spawn_file_actions_t *fa)
 SFS_EXPORT int posix_spawn_file_actions_init(posix_spawn_file_actions_t *fa)
 {
 	sfs_init();
-	int rc = sfs_real.posix_spawn_file_actions_init(fa);
+	int rc = SFS_REAL(posix_spawn_file_actions_init)(fa);
 	if (rc == 0) {
 		sfs_mutex_lock(&lock);
 		struct actions *a = find(fa); /* reused without a destroy */
@@ -64,13 +64,13 @@ SFS_EXPORT int posix_spawn_file_actions_destroy(posix_spawn_file_actions_t *fa)
 	if (a)
 		a->fa = NULL;
 	sfs_mutex_unlock(&lock);
-	return sfs_real.posix_spawn_file_actions_destroy(fa);
+	return SFS_REAL(posix_spawn_file_actions_destroy)(fa);
 }
 
 SFS_EXPORT int posix_spawn_file_actions_adddup2(posix_spawn_file_actions_t *fa, int fd, int newfd)
 {
 	sfs_init();
-	int rc = sfs_real.posix_spawn_file_actions_adddup2(fa, fd, newfd);
+	int rc = SFS_REAL(posix_spawn_file_actions_adddup2)(fa, fd, newfd);
 	if (rc == 0) {
 		sfs_mutex_lock(&lock);
 		struct actions *a = find(fa);

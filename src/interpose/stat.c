@@ -80,7 +80,7 @@ static int fstat_impl(int fd, struct stat *st)
 {
 	sfs_init();
 	SFS_HIDE_INTERNAL(fd, -1);
-	int r = sfs_real.fstat(fd, st);
+	int r = SFS_REAL(fstat)(fd, st);
 	patch(r, st);
 	return r;
 }
@@ -114,7 +114,7 @@ static void before_path(const char *path, int flags)
 static int fstatat_impl(int dirfd, const char *path, struct stat *st, int flags)
 {
 	before_path(path, flags);
-	int r = sfs_real.fstatat(dirfd, path, st, flags);
+	int r = SFS_REAL(fstatat)(dirfd, path, st, flags);
 	patch(r, st);
 	return r;
 }
@@ -129,7 +129,7 @@ SFS_ALIAS(fstat64, fstat);
 SFS_EXPORT int stat(const char *path, struct stat *st)
 {
 	before_path(path, 0);
-	int r = sfs_real.stat(path, st);
+	int r = SFS_REAL(stat)(path, st);
 	patch(r, st);
 	return r;
 }
@@ -139,7 +139,7 @@ SFS_ALIAS(stat64, stat);
 SFS_EXPORT int lstat(const char *path, struct stat *st)
 {
 	before_path(path, 0);
-	int r = sfs_real.lstat(path, st);
+	int r = SFS_REAL(lstat)(path, st);
 	patch(r, st);
 	return r;
 }
@@ -216,7 +216,7 @@ SFS_ALIAS(__fxstatat64, __fxstatat);
 SFS_EXPORT int statx(int dirfd, const char *path, int flags, unsigned int mask, struct statx *stx)
 {
 	before_path(path, flags);
-	int r = sfs_real.statx(dirfd, path, flags, mask, stx);
+	int r = SFS_REAL(statx)(dirfd, path, flags, mask, stx);
 	patch_statx(r, stx);
 	return r;
 }

@@ -68,26 +68,27 @@ static FILE *opened(FILE *fp, const char *mode, const char *path, bool creating)
 SFS_EXPORT FILE *fopen(const char *path, const char *mode)
 {
 	bool creating = before_open(path, mode);
-	return opened(SFS_FD_RETRY(FILE *, NULL, sfs_real.fopen(path, mode)), mode, path, creating);
+	return opened(SFS_FD_RETRY(FILE *, NULL, SFS_REAL(fopen)(path, mode)), mode, path,
+		      creating);
 }
 
 SFS_EXPORT FILE *fopen64(const char *path, const char *mode)
 {
 	bool creating = before_open(path, mode);
-	FILE *fp = SFS_FD_RETRY(FILE *, NULL, sfs_real.fopen64(path, mode));
+	FILE *fp = SFS_FD_RETRY(FILE *, NULL, SFS_REAL(fopen64)(path, mode));
 	return opened(fp, mode, path, creating);
 }
 
 SFS_EXPORT FILE *freopen(const char *path, const char *mode, FILE *stream)
 {
 	bool creating = path && before_open(path, mode);
-	return opened(sfs_real.freopen(path, mode, stream), mode, path, creating);
+	return opened(SFS_REAL(freopen)(path, mode, stream), mode, path, creating);
 }
 
 SFS_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *stream)
 {
 	bool creating = path && before_open(path, mode);
-	return opened(sfs_real.freopen64(path, mode, stream), mode, path, creating);
+	return opened(SFS_REAL(freopen64)(path, mode, stream), mode, path, creating);
 }
 
 SFS_EXPORT FILE *fdopen(int fd, const char *mode)
@@ -95,7 +96,7 @@ SFS_EXPORT FILE *fdopen(int fd, const char *mode)
 	SFS_HIDE_INTERNAL(fd, NULL);
 	if (sfs_active())
 		sfs_demote_fd(fd); /* the stream uses fd's open file and offset */
-	return handed_to_stdio(sfs_real.fdopen(fd, mode), mode);
+	return handed_to_stdio(SFS_REAL(fdopen)(fd, mode), mode);
 }
 
 /* stdio wrote through fd (fflush): a managed file at 0-2 settles
@@ -115,7 +116,7 @@ static void settle(int fd)
  * once stdio has written it out. fp NULL: every stream. */
 static int synced(FILE *fp, int r)
 {
-	if (r == 0 && fp && sfs_fd_is_dsync(fileno(fp)) && sfs_real.fdatasync(fileno(fp)) != 0)
+	if (r == 0 && fp && sfs_fd_is_dsync(fileno(fp)) && SFS_REAL(fdatasync)(fileno(fp)) != 0)
 		return EOF;
 	if (r == 0 && sfs_live()) {
 		settle(fp ? fileno(fp) : STDOUT_FILENO);
@@ -127,7 +128,7 @@ static int synced(FILE *fp, int r)
 
 SFS_EXPORT int fflush(FILE *fp)
 {
-	return synced(fp, sfs_real.fflush(fp));
+	return synced(fp, SFS_REAL(fflush)(fp));
 }
 
 /* glibc closes the descriptor internally: the library's entry for that
@@ -138,9 +139,9 @@ SFS_EXPORT int fclose(FILE *fp)
 	int fd = fp ? fileno(fp) : -1;
 	int r = 0;
 	if (fd >= 0 && sfs_fd_is_dsync(fd))
-		r = synced(fp, sfs_real.fflush(fp));
+		r = synced(fp, SFS_REAL(fflush)(fp));
 	struct sfs_file *f = fd >= 0 && sfs_live() ? sfs_fd_remove(fd) : NULL;
-	int c = sfs_real.fclose(fp);
+	int c = SFS_REAL(fclose)(fp);
 	if (f)
 		sfs_file_put(f);
 	return c != 0 ? c : r;

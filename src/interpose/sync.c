@@ -14,7 +14,7 @@ SFS_EXPORT int fsync(int fd)
 	if (!f) {
 		if (sfs_unlikely(sfs_fd_any_pending()) && sfs_fd_kind(fd) == SFS_FD_KIND_PENDING)
 			sfs_fd_pending_synced(fd);
-		return sfs_real.fsync(fd);
+		return SFS_REAL(fsync)(fd);
 	}
 	uint64_t t0 = sfs_stat_call_start(SFS_CALL_fsync);
 	return (int)sfs_wrap_done(f, SFS_CALL_fsync, t0, sfs_inode_sync(f->inode, fd, false));
@@ -27,7 +27,7 @@ SFS_EXPORT int fdatasync(int fd)
 	if (!f) {
 		if (sfs_unlikely(sfs_fd_any_pending()) && sfs_fd_kind(fd) == SFS_FD_KIND_PENDING)
 			sfs_fd_pending_synced(fd);
-		return sfs_real.fdatasync(fd);
+		return SFS_REAL(fdatasync)(fd);
 	}
 	uint64_t t0 = sfs_stat_call_start(SFS_CALL_fdatasync);
 	return (int)sfs_wrap_done(f, SFS_CALL_fdatasync, t0, sfs_inode_sync(f->inode, fd, true));
@@ -39,7 +39,7 @@ SFS_EXPORT int sync_file_range(int fd, off_t off, off_t n, unsigned int flags)
 	struct sfs_kview kv;
 	sfs_init();
 	sfs_kview_begin(&kv, fd, false);
-	int r = sfs_real.sync_file_range(fd, off, n, flags);
+	int r = SFS_REAL(sync_file_range)(fd, off, n, flags);
 	sfs_kview_end(&kv);
 	return r;
 }
@@ -48,12 +48,12 @@ SFS_EXPORT int syncfs(int fd)
 {
 	if (sfs_active())
 		sfs_flush_all();
-	return sfs_real.syncfs(fd);
+	return SFS_REAL(syncfs)(fd);
 }
 
 SFS_EXPORT void sync(void)
 {
 	if (sfs_active())
 		sfs_flush_all();
-	sfs_real.sync();
+	SFS_REAL(sync)();
 }

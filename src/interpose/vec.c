@@ -12,11 +12,11 @@ SFS_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
 	struct sfs_file *f = sfs_wrap_data(fd, false, &pending);
 	if (!f) {
 		SFS_HIDE_UNMANAGED(fd, pending, -1);
-		return sfs_wrap_pending_done(fd, pending, sfs_real.readv(fd, iov, cnt));
+		return sfs_wrap_pending_done(fd, pending, SFS_REAL(readv)(fd, iov, cnt));
 	}
 	uint64_t t0 = sfs_stat_call_start(SFS_CALL_readv);
 	SFS_FINISH(f, SFS_CALL_readv, t0, SFS_AT_KPOS(f, fd, sfs_file_readv(f, iov, cnt, -1, 0)),
-		   sfs_real.readv(fd, iov, cnt));
+		   SFS_REAL(readv)(fd, iov, cnt));
 }
 
 SFS_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
@@ -26,11 +26,11 @@ SFS_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 	if (!f) {
 		SFS_HIDE_UNMANAGED(fd, pending, -1);
 		return sfs_wrap_pending_done(fd, pending,
-					     sfs_kernel_wrote(fd, sfs_real.writev(fd, iov, cnt)));
+					     sfs_kernel_wrote(fd, SFS_REAL(writev)(fd, iov, cnt)));
 	}
 	uint64_t t0 = sfs_stat_call_start(SFS_CALL_writev);
 	SFS_FINISH(f, SFS_CALL_writev, t0, SFS_AT_KPOS(f, fd, sfs_file_writev(f, iov, cnt, -1, 0)),
-		   sfs_kernel_wrote(fd, sfs_real.writev(fd, iov, cnt)));
+		   sfs_kernel_wrote(fd, SFS_REAL(writev)(fd, iov, cnt)));
 }
 
 /* preadv/pwritev take a non-negative offset (-1 is EINVAL, not "current");
@@ -57,11 +57,11 @@ SFS_EXPORT ssize_t preadv(int fd, const struct iovec *iov, int cnt, off_t off)
 	struct sfs_file *f = sfs_wrap_data(fd, false, &pending);
 	if (!f) {
 		SFS_HIDE_UNMANAGED(fd, pending, -1);
-		return sfs_wrap_pending_done(fd, pending, sfs_real.preadv(fd, iov, cnt, off));
+		return sfs_wrap_pending_done(fd, pending, SFS_REAL(preadv)(fd, iov, cnt, off));
 	}
 	uint64_t t0 = sfs_stat_call_start(SFS_CALL_readv);
 	SFS_FINISH(f, SFS_CALL_readv, t0, readv_at(f, iov, cnt, off, 0, false),
-		   sfs_real.preadv(fd, iov, cnt, off));
+		   SFS_REAL(preadv)(fd, iov, cnt, off));
 }
 
 SFS_ALIAS(preadv64, preadv);
@@ -73,11 +73,11 @@ SFS_EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
 	if (!f) {
 		SFS_HIDE_UNMANAGED(fd, pending, -1);
 		return sfs_wrap_pending_done(
-			fd, pending, sfs_kernel_wrote(fd, sfs_real.pwritev(fd, iov, cnt, off)));
+			fd, pending, sfs_kernel_wrote(fd, SFS_REAL(pwritev)(fd, iov, cnt, off)));
 	}
 	uint64_t t0 = sfs_stat_call_start(SFS_CALL_writev);
 	SFS_FINISH(f, SFS_CALL_writev, t0, writev_at(f, iov, cnt, off, 0, false),
-		   sfs_kernel_wrote(fd, sfs_real.pwritev(fd, iov, cnt, off)));
+		   sfs_kernel_wrote(fd, SFS_REAL(pwritev)(fd, iov, cnt, off)));
 }
 
 SFS_ALIAS(pwritev64, pwritev);
@@ -99,13 +99,14 @@ SFS_EXPORT ssize_t preadv2(int fd, const struct iovec *iov, int cnt, off_t off, 
 	struct sfs_file *f = sfs_wrap_data(fd, false, &pending);
 	if (!f) {
 		SFS_HIDE_UNMANAGED(fd, pending, -1);
-		return sfs_wrap_pending_done(fd, pending, sfs_real.preadv2(fd, iov, cnt, off, rwf));
+		return sfs_wrap_pending_done(fd, pending,
+					     SFS_REAL(preadv2)(fd, iov, cnt, off, rwf));
 	}
 	uint64_t t0 = sfs_stat_call_start(SFS_CALL_readv);
 	long r = off == -1 ? SFS_AT_KPOS(f, fd, readv_at(f, iov, cnt, off, rwf, true)) :
 			     readv_at(f, iov, cnt, off, rwf, true);
-	V2_KERNEL(r, sfs_real.preadv2(fd, iov, cnt, off, rwf));
-	SFS_FINISH(f, SFS_CALL_readv, t0, r, sfs_real.preadv2(fd, iov, cnt, off, rwf));
+	V2_KERNEL(r, SFS_REAL(preadv2)(fd, iov, cnt, off, rwf));
+	SFS_FINISH(f, SFS_CALL_readv, t0, r, SFS_REAL(preadv2)(fd, iov, cnt, off, rwf));
 }
 
 SFS_ALIAS(preadv64v2, preadv2);
@@ -118,14 +119,14 @@ SFS_EXPORT ssize_t pwritev2(int fd, const struct iovec *iov, int cnt, off_t off,
 		SFS_HIDE_UNMANAGED(fd, pending, -1);
 		return sfs_wrap_pending_done(
 			fd, pending,
-			sfs_kernel_wrote(fd, sfs_real.pwritev2(fd, iov, cnt, off, rwf)));
+			sfs_kernel_wrote(fd, SFS_REAL(pwritev2)(fd, iov, cnt, off, rwf)));
 	}
 	uint64_t t0 = sfs_stat_call_start(SFS_CALL_writev);
 	long r = off == -1 ? SFS_AT_KPOS(f, fd, writev_at(f, iov, cnt, off, rwf, true)) :
 			     writev_at(f, iov, cnt, off, rwf, true);
-	V2_KERNEL(r, sfs_kernel_wrote(fd, sfs_real.pwritev2(fd, iov, cnt, off, rwf)));
+	V2_KERNEL(r, sfs_kernel_wrote(fd, SFS_REAL(pwritev2)(fd, iov, cnt, off, rwf)));
 	SFS_FINISH(f, SFS_CALL_writev, t0, r,
-		   sfs_kernel_wrote(fd, sfs_real.pwritev2(fd, iov, cnt, off, rwf)));
+		   sfs_kernel_wrote(fd, SFS_REAL(pwritev2)(fd, iov, cnt, off, rwf)));
 }
 
 SFS_ALIAS(pwritev64v2, pwritev2);

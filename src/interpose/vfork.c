@@ -65,7 +65,7 @@ static __thread sigset_t caller_mask __attribute__((tls_model("initial-exec")));
 
 static void set_mask(const sigset_t *set, sigset_t *old)
 {
-	sfs_real.syscall(SYS_rt_sigprocmask, SIG_SETMASK, set, old, _NSIG / 8);
+	SFS_REAL(syscall)(SYS_rt_sigprocmask, SIG_SETMASK, set, old, _NSIG / 8);
 }
 
 #ifndef ARCH_SHSTK_STATUS
@@ -81,7 +81,7 @@ static bool shadow_stack(void)
 	int on = atomic_load_explicit(&known, memory_order_relaxed);
 	if (on < 0) {
 		unsigned long features = 0;
-		on = sfs_real.syscall(SYS_arch_prctl, ARCH_SHSTK_STATUS, &features) == 0 &&
+		on = SFS_REAL(syscall)(SYS_arch_prctl, ARCH_SHSTK_STATUS, &features) == 0 &&
 		     features != 0;
 		atomic_store_explicit(&known, on, memory_order_relaxed);
 	}
@@ -92,6 +92,9 @@ static bool shadow_stack(void)
 VFORK_STEP int sfs_vfork_enter(void)
 {
 	sfs_init();
+	/* The child's calls (dup2, execve) look nothing up in its parent's
+	 * memory (sys/real.h). */
+	sfs_real_resolve();
 	bool live = sfs_live();
 	/* Not started on its root yet (init.h): the child has nothing of the
 	 * library's to leave alone, but must not start it in its parent's
@@ -195,5 +198,5 @@ long sfs_vfork_child_wrote(int fd, long r)
 	struct stat st;
 	if (sfs_fstat_quiet(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != sfs_g.root_dev)
 		return r;
-	return sfs_real.fdatasync(fd) == 0 ? r : -1;
+	return SFS_REAL(fdatasync)(fd) == 0 ? r : -1;
 }

@@ -27,7 +27,7 @@
  * struct stat, struct rlimit have the layout of their 64 forms (glibc
  * itself exports one function under both names). So a twin is exported as
  * a second name of the plain wrapper, with the type glibc declares for it,
- * and its pass-through goes to sfs_real.<plain name>, which is libc's same
+ * and its pass-through goes to SFS_REAL(<plain name>), which is libc's same
  * function. A 32-bit build would need the twins written out again. */
 _Static_assert(sizeof(off_t) == 8, "64-bit twins are aliases only where off_t is 64-bit");
 #define SFS_ALIAS(name, twin) SFS_EXPORT extern __typeof(name) name __attribute__((alias(#twin)))
@@ -165,7 +165,7 @@ static inline long sfs_kernel_wrote(int fd, long r)
 		return sfs_vfork_child_wrote(fd, r);
 	}
 	int saved = errno;
-	if (sfs_real.fdatasync(fd) == 0)
+	if (SFS_REAL(fdatasync)(fd) == 0)
 		return r;
 	if (errno == EINVAL || errno == EBADF || errno == EROFS) {
 		if (!sfs_vfork_child)

@@ -42,7 +42,7 @@ static ssize_t sendfile_impl(ssize_t (*real)(int, int, off_t *, size_t), int out
 SFS_EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t n)
 {
 	sfs_init();
-	return sendfile_impl(sfs_real.sendfile, out, in, off, n);
+	return sendfile_impl(SFS_REAL(sendfile), out, in, off, n);
 }
 
 SFS_ALIAS(sendfile64, sendfile);
@@ -54,7 +54,7 @@ SFS_EXPORT ssize_t copy_file_range(int in, off_t *inoff, int out, off_t *outoff,
 	SFS_HIDE_INTERNAL(in, -1);
 	SFS_HIDE_INTERNAL(out, -1);
 	both_to_kernel(in, out);
-	return sfs_kernel_wrote(out, sfs_real.copy_file_range(in, inoff, out, outoff, n, flags));
+	return sfs_kernel_wrote(out, SFS_REAL(copy_file_range)(in, inoff, out, outoff, n, flags));
 }
 
 SFS_EXPORT ssize_t splice(int in, off_t *inoff, int out, off_t *outoff, size_t n,
@@ -64,7 +64,7 @@ SFS_EXPORT ssize_t splice(int in, off_t *inoff, int out, off_t *outoff, size_t n
 	SFS_HIDE_INTERNAL(in, -1);
 	SFS_HIDE_INTERNAL(out, -1);
 	both_to_kernel(in, out);
-	return sfs_kernel_wrote(out, sfs_real.splice(in, inoff, out, outoff, n, flags));
+	return sfs_kernel_wrote(out, SFS_REAL(splice)(in, inoff, out, outoff, n, flags));
 }
 
 /* Ioctls that read another file's blocks (clone, dedupe, exchange): every
@@ -95,7 +95,7 @@ SFS_EXPORT int ioctl(int fd, unsigned long req, ...)
 	void *arg = va_arg(ap, void *);
 	va_end(ap);
 	if (!sfs_active())
-		return sfs_real.ioctl(fd, req, arg);
+		return SFS_REAL(ioctl)(fd, req, arg);
 	SFS_HIDE_INTERNAL(fd, -1);
 	bool all = touches_other_files(req);
 	if (all)
@@ -104,7 +104,7 @@ SFS_EXPORT int ioctl(int fd, unsigned long req, ...)
 	 * (clone, dedupe and exchange take theirs in the argument). */
 	struct sfs_kview kv;
 	sfs_kview_begin(&kv, fd, !all);
-	int r = sfs_real.ioctl(fd, req, arg);
+	int r = SFS_REAL(ioctl)(fd, req, arg);
 	sfs_kview_end(&kv);
 	/* A clone changes fd's file alone (kview_end re-read it) and a dedupe
 	 * no file's bytes; an exchange changes the other file too. */
@@ -136,7 +136,7 @@ SFS_EXPORT long syscall(long nr, ...)
 		return fn(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	}
 	if (!sfs_live())
-		return sfs_real.syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+		return SFS_REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	switch (nr) {
 	case SYS_read:
 		return read((int)a[0], (void *)a[1], (size_t)a[2]);
@@ -263,5 +263,5 @@ SFS_EXPORT long syscall(long nr, ...)
 	}
 	/* Not routed (or a NULL the wrappers' nonnull declarations exclude:
 	 * the kernel answers EFAULT itself). */
-	return sfs_real.syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	return SFS_REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 }

@@ -115,12 +115,12 @@ char *sfs_map_get_slow(struct sfs_maptab *t, int fd, uint64_t off, int prot, boo
 	off_t at = (off_t)(idx << sfs_g.map_shift);
 	char *m = MAP_FAILED;
 	if ((prot & PROT_WRITE) && atomic_load_explicit(&t->sync, memory_order_relaxed)) {
-		m = sfs_real.mmap(NULL, len, prot, MAP_SHARED_VALIDATE | MAP_SYNC, fd, at);
+		m = SFS_REAL(mmap)(NULL, len, prot, MAP_SHARED_VALIDATE | MAP_SYNC, fd, at);
 		if (m == MAP_FAILED && (errno == EOPNOTSUPP || errno == EINVAL))
 			atomic_store(&t->sync, false);
 	}
 	if (m == MAP_FAILED)
-		m = sfs_real.mmap(NULL, len, prot, MAP_SHARED, fd, at);
+		m = SFS_REAL(mmap)(NULL, len, prot, MAP_SHARED, fd, at);
 	if (m == MAP_FAILED) {
 		atomic_fetch_sub(&nmapped, 1);
 		*err = -errno;

@@ -68,7 +68,7 @@ static int open_lane(unsigned n, const struct sfs_lane_set *set)
 		if (rc) {
 			/* Named, and no record of this set in it: given back
 			 * with the set (at exit, or by recovery). */
-			sfs_real.close(fd);
+			SFS_REAL(close)(fd);
 			fd = rc;
 		}
 	} else {

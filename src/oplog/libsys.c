@@ -10,7 +10,7 @@ const struct sfs_sys *sfs_lib_sys(void)
 {
 	SFS_HOT static struct sfs_sys s;
 	if (!s.open) {
-#define SFS_SYS_REAL(ret, name, params) s.name = sfs_real.name;
+#define SFS_SYS_REAL(ret, name, params) s.name = SFS_REAL(name);
 		SFS_SYS_CALLS(SFS_SYS_REAL)
 #undef SFS_SYS_REAL
 		/* Not the next object's: see util/dirscan.h. */

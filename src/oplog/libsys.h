@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The system-call table (recover.h) recovery and adoption use inside the
- * library: the real libc functions of sfs_real. (The CLI has its own,
+ * library: the real libc functions of SFS_REAL. (The CLI has its own,
  * cli/libc_sys.c.) */
 #ifndef SFS_OPLOG_LIBSYS_H
 #define SFS_OPLOG_LIBSYS_H

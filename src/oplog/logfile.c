@@ -34,7 +34,7 @@ static int write_mapped(int fd, const struct iovec *v, int n, uint64_t off, size
 {
 	uint64_t start = off & ~(uint64_t)(SFS_BLOCK - 1) /* x86-64 pages */;
 	size_t len = (size_t)(off + want - start);
-	char *m = sfs_real.mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)start);
+	char *m = SFS_REAL(mmap)(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)start);
 	if (m == MAP_FAILED)
 		return -errno;
 	char *p = m + (off - start);
@@ -76,7 +76,7 @@ int sfs_logfile_write_record(int fd, struct sfs_pmem_map *pm, struct sfs_log_ent
 	uint64_t lim = atomic_load_explicit(&sfs_g.fsize_limit, memory_order_relaxed);
 	if (sfs_unlikely(off + want > lim))
 		return write_mapped(fd, v, n, off, want);
-	ssize_t w = sfs_real.pwritev2(fd, v, n, (off_t)off, RWF_DSYNC);
+	ssize_t w = SFS_REAL(pwritev2)(fd, v, n, (off_t)off, RWF_DSYNC);
 	if (w < 0)
 		return -errno;
 	return (size_t)w == want ? 0 : -EIO;
@@ -109,7 +109,7 @@ uint64_t sfs_logfile_read_gen(int fd)
 		struct sfs_log_entry e;
 		struct sfs_log_ident id;
 	} h;
-	if (sfs_real.pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
+	if (SFS_REAL(pread)(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
 	    h.e.op != SFS_LOG_HEADER || h.e.off != SFS_LOG_MAGIC || h.e.payload != sizeof(h.id) ||
 	    h.e.crc != sfs_log_crc(&h.e, &h.id))
 		return 0;
@@ -133,7 +133,7 @@ uint64_t sfs_logfile_size(void)
 static bool reusable(int fd, uint64_t size)
 {
 	struct stat st;
-	return sfs_real.fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == sfs_g.euid &&
+	return SFS_REAL(fstat)(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == sfs_g.euid &&
 	       !(st.st_mode & 077) && st.st_nlink == 1 && (uint64_t)st.st_size == size;
 }
 
@@ -142,7 +142,7 @@ static bool reusable(int fd, uint64_t size)
 int sfs_logfile_claim_free(const char *mine, uint64_t size)
 {
 	int priv = sfs_privdir();
-	int dfd = sfs_real.openat(priv, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int dfd = SFS_REAL(openat)(priv, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return -1;
 	struct sfs_dirscan scan;
@@ -152,23 +152,23 @@ int sfs_logfile_claim_free(const char *mine, uint64_t size)
 	while (fd < 0 && (de = sfs_dirscan_next(&scan)) != NULL) {
 		if (strncmp(de->d_name, "log.free.", 9) != 0)
 			continue;
-		fd = sfs_real.openat(priv, de->d_name,
-				     O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+		fd = SFS_REAL(openat)(priv, de->d_name,
+				      O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 		if (fd < 0)
 			continue;
 		struct stat st, named;
-		if (!reusable(fd, size) || sfs_real.flock(fd, LOCK_EX | LOCK_NB) != 0 ||
-		    sfs_real.renameat(priv, de->d_name, priv, mine) != 0 ||
-		    sfs_real.fstat(fd, &st) != 0 ||
-		    sfs_real.fstatat(priv, mine, &named, AT_SYMLINK_NOFOLLOW) != 0 ||
+		if (!reusable(fd, size) || SFS_REAL(flock)(fd, LOCK_EX | LOCK_NB) != 0 ||
+		    SFS_REAL(renameat)(priv, de->d_name, priv, mine) != 0 ||
+		    SFS_REAL(fstat)(fd, &st) != 0 ||
+		    SFS_REAL(fstatat)(priv, mine, &named, AT_SYMLINK_NOFOLLOW) != 0 ||
 		    named.st_ino != st.st_ino) {
 			/* Not ours, taken by another process meanwhile, or the
 			 * name moved to another file: leave it. */
-			sfs_real.close(fd);
+			SFS_REAL(close)(fd);
 			fd = -1;
 		}
 	}
-	sfs_real.close(dfd);
+	SFS_REAL(close)(dfd);
 	return fd;
 }
 
@@ -178,12 +178,12 @@ int sfs_logfile_claim_free(const char *mine, uint64_t size)
 int sfs_logfile_create(const char *name, uint64_t size, uint64_t set, unsigned lane)
 {
 	int priv = sfs_privdir();
-	int fd = sfs_real.openat(priv, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	int fd = SFS_REAL(openat)(priv, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	char tmp[80] = "";
 	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
 		/* No O_TMPFILE here: a name no recovery looks at, then renamed. */
 		snprintf(tmp, sizeof(tmp), "tmp.%s", name);
-		fd = sfs_real.openat(priv, tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		fd = SFS_REAL(openat)(priv, tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	}
 	if (fd < 0)
 		return -errno;
@@ -191,39 +191,39 @@ int sfs_logfile_create(const char *name, uint64_t size, uint64_t set, unsigned l
 	 * refused, and nothing changes): on DAX, a 2 MiB-aligned mapping of
 	 * them takes one page fault per 2 MiB instead of one per 4 KiB. */
 	struct fsxattr xa;
-	if (sfs_real.ioctl(fd, FS_IOC_FSGETXATTR, &xa) == 0) {
+	if (SFS_REAL(ioctl)(fd, FS_IOC_FSGETXATTR, &xa) == 0) {
 		xa.fsx_xflags |= FS_XFLAG_EXTSIZE;
 		xa.fsx_extsize = 2u << 20;
-		sfs_real.ioctl(fd, FS_IOC_FSSETXATTR, &xa);
+		SFS_REAL(ioctl)(fd, FS_IOC_FSSETXATTR, &xa);
 	}
 	static const char zeros[1 << 16];
 	for (uint64_t off = 0; off < size; off += sizeof(zeros)) {
 		size_t n = (size_t)SFS_MIN((uint64_t)sizeof(zeros), size - off);
-		if (sfs_real.pwrite(fd, zeros, n, (off_t)off) != (ssize_t)n)
+		if (SFS_REAL(pwrite)(fd, zeros, n, (off_t)off) != (ssize_t)n)
 			goto fail;
 	}
-	if (sfs_real.flock(fd, LOCK_EX | LOCK_NB) != 0 ||
-	    sfs_logfile_write_header(fd, 1, size, set, lane) != 0 || sfs_real.fsync(fd) != 0)
+	if (SFS_REAL(flock)(fd, LOCK_EX | LOCK_NB) != 0 ||
+	    sfs_logfile_write_header(fd, 1, size, set, lane) != 0 || SFS_REAL(fsync)(fd) != 0)
 		goto fail;
 	char proc[48];
 	snprintf(proc, sizeof(proc), "/proc/thread-self/fd/%d", fd);
-	if (tmp[0] ? sfs_real.renameat(priv, tmp, priv, name) != 0 :
-		     sfs_real.linkat(AT_FDCWD, proc, priv, name, AT_SYMLINK_FOLLOW) != 0)
+	if (tmp[0] ? SFS_REAL(renameat)(priv, tmp, priv, name) != 0 :
+		     SFS_REAL(linkat)(AT_FDCWD, proc, priv, name, AT_SYMLINK_FOLLOW) != 0)
 		goto fail;
 	tmp[0] = '\0';
 	/* The name too (priv_dirfd is O_PATH, which fsync refuses). */
-	int dfd = sfs_real.openat(priv, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int dfd = SFS_REAL(openat)(priv, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		goto fail;
-	int drc = sfs_real.fsync(dfd);
-	sfs_real.close(dfd);
+	int drc = SFS_REAL(fsync)(dfd);
+	SFS_REAL(close)(dfd);
 	if (drc != 0)
 		goto fail;
 	return fd;
 fail:;
 	int rc = -errno;
-	sfs_real.close(fd);
+	SFS_REAL(close)(fd);
 	if (tmp[0])
-		sfs_real.unlinkat(priv, tmp, 0);
+		SFS_REAL(unlinkat)(priv, tmp, 0);
 	return rc ? rc : -EIO;
 }

@@ -109,7 +109,7 @@ static int open_log(void)
 		gen = sfs_logfile_read_gen(fd) + 1; /* a reused log's old records die */
 		int rc = sfs_logfile_write_header(fd, gen, size, set, 0);
 		if (rc) {
-			sfs_real.close(fd);
+			SFS_REAL(close)(fd);
 			return rc;
 		}
 	} else {
@@ -129,9 +129,9 @@ static int open_log(void)
 	 * into the page cache, for a recovery on this mount. */
 	L.inflight = NULL;
 	if (sfs_g.opt.mode == SFS_MODE_STRICT) {
-		void *m =
-			sfs_real.mmap(NULL, SFS_LOG_RECORDS_OFF - SFS_LOG_INFLIGHT_OFF,
-				      PROT_READ | PROT_WRITE, MAP_SHARED, fd, SFS_LOG_INFLIGHT_OFF);
+		void *m = SFS_REAL(mmap)(NULL, SFS_LOG_RECORDS_OFF - SFS_LOG_INFLIGHT_OFF,
+					 PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+					 SFS_LOG_INFLIGHT_OFF);
 		if (m != MAP_FAILED) {
 			madvise(m, SFS_LOG_RECORDS_OFF - SFS_LOG_INFLIGHT_OFF, MADV_DONTFORK);
 			L.inflight = m;
@@ -396,7 +396,7 @@ static int bind_file(struct sfs_oplog_file *lf, int kfd, ino_t ino)
 		pl = 0;
 	path[pl] = '\0';
 	unsigned int igen = 0;
-	sfs_real.ioctl(kfd, FS_IOC_GETVERSION, &igen);
+	SFS_REAL(ioctl)(kfd, FS_IOC_GETVERSION, &igen);
 	/* Ids carry the generation's low bits (recovery matches a COMMIT to
 	 * its binding within one generation only). */
 	uint32_t n = atomic_fetch_add(&L.next_file, 1);
@@ -559,7 +559,7 @@ int sfs_oplog_commit(struct sfs_oplog_file *lf, int kfd)
 {
 	if (!lf->logged)
 		return 0;
-	if (sfs_real.fdatasync(kfd) != 0)
+	if (SFS_REAL(fdatasync)(kfd) != 0)
 		return -errno;
 	if (!__atomic_load_n(&L.opened, __ATOMIC_ACQUIRE) || checkpointing) {
 		lf->logged = false; /* no log, so no records of it */
@@ -588,10 +588,11 @@ void sfs_oplog_close(bool final)
 	sfs_mutex_lock(&L.ckpt_lock);
 	int rc = checkpoint(true);
 	sfs_mutex_unlock(&L.ckpt_lock);
-	int dfd = rc ? -1 : sfs_real.openat(sfs_privdir(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int dfd =
+		rc ? -1 : SFS_REAL(openat)(sfs_privdir(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	sfs_lanes_close(dfd);
 	if (dfd >= 0)
-		sfs_real.close(dfd);
+		SFS_REAL(close)(dfd);
 	if (L.inflight)
 		munmap(L.inflight, SFS_LOG_RECORDS_OFF - SFS_LOG_INFLIGHT_OFF);
 	L.inflight = NULL;

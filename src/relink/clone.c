@@ -22,7 +22,7 @@ static int clone_commit(const struct sfs_relink_target *t, int64_t base, int64_t
 		.src_length = (__u64)(size - base),
 		.dest_offset = (__u64)base,
 	};
-	if (sfs_real.ioctl(t->kfd, FICLONERANGE, &r) != 0)
+	if (SFS_REAL(ioctl)(t->kfd, FICLONERANGE, &r) != 0)
 		return -errno;
 	return 0;
 }

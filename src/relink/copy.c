@@ -67,7 +67,7 @@ static bool host_takes_free_memory(void)
 	int n = 0;
 	const char *ord = read_text("/sys/module/page_reporting/parameters/page_reporting_order",
 				    order, sizeof(order));
-	int dfd = ord ? sfs_real.open(BALLOONS, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	int dfd = ord ? SFS_REAL(open)(BALLOONS, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 	if (dfd >= 0) {
 		struct sfs_dirscan scan;
 		sfs_dirscan_start(&scan, dfd, sfs_kernel_getdents64);
@@ -81,7 +81,7 @@ static bool host_takes_free_memory(void)
 			if (texts[n])
 				n++;
 		}
-		sfs_real.close(dfd);
+		SFS_REAL(close)(dfd);
 	}
 	bool on = sfs_page_reporting_on(ord, texts, n);
 	atomic_store_explicit(&known, on ? 2 : 1, memory_order_relaxed);
@@ -110,7 +110,7 @@ static int copy_commit(const struct sfs_relink_target *t, int64_t base, int64_t 
 			src = bounce;
 		}
 		uint64_t start = adapt ? sfs_now_ns() : 0;
-		ssize_t w = sfs_real.pwrite(t->kfd, src, len, off);
+		ssize_t w = SFS_REAL(pwrite)(t->kfd, src, len, off);
 		if (adapt && w > 0 &&
 		    sfs_pieces_note(&pieces, (int64_t)w, (int64_t)(sfs_now_ns() - start)))
 			sfs_stat_event(SFS_EV_relink_pieces_lowered, 1);

@@ -40,16 +40,16 @@ static int exchange_commit(const struct sfs_relink_target *t, int64_t base, int6
 		.length = (__u64)(size - base),
 		.flags = SFS_XFS_EXCHANGE_RANGE_TO_EOF,
 	};
-	if (sfs_real.ioctl(t->kfd, SFS_XFS_IOC_EXCHANGE_RANGE, &x) != 0) {
+	if (SFS_REAL(ioctl)(t->kfd, SFS_XFS_IOC_EXCHANGE_RANGE, &x) != 0) {
 		/* XFS refuses (EINVAL) to exchange delayed-allocation extents,
 		 * and an extending write() leaves speculative ones past the
 		 * target's EOF. Drop them (they hold no data) and retry once. */
 		if (errno != EINVAL)
 			return -errno;
 		int64_t eof = SFS_ALIGN_UP(t->ksize, (int64_t)SFS_BLOCK);
-		if (sfs_real.fallocate(t->kfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, eof,
-				       INT64_MAX - eof) != 0 ||
-		    sfs_real.ioctl(t->kfd, SFS_XFS_IOC_EXCHANGE_RANGE, &x) != 0)
+		if (SFS_REAL(fallocate)(t->kfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, eof,
+					INT64_MAX - eof) != 0 ||
+		    SFS_REAL(ioctl)(t->kfd, SFS_XFS_IOC_EXCHANGE_RANGE, &x) != 0)
 			return -errno;
 	}
 	return 0;

@@ -130,7 +130,7 @@ int sfs_relink_cut_store(const struct sfs_relink_target *t, int64_t size)
 	if (t->stage->kind != SFS_STAGE_FILE)
 		return -EOPNOTSUPP;
 	int64_t send = sfs_stage_file_offset(t->stage, size);
-	if (sfs_real.ftruncate(t->stage->fd, send) != 0)
+	if (SFS_REAL(ftruncate)(t->stage->fd, send) != 0)
 		return -errno;
 	t->stage->cap = send;
 	return 0;

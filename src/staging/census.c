@@ -80,7 +80,7 @@ static int64_t count_bound(void)
 {
 	char prefix[32];
 	int pl = snprintf(prefix, sizeof(prefix), "stage.%u.", (unsigned)sfs_g.euid);
-	int dfd = sfs_real.openat(sfs_privdir(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int dfd = SFS_REAL(openat)(sfs_privdir(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return INT64_MAX / 2; /* unknown: never clear */
 	int64_t n = 0;
@@ -90,7 +90,7 @@ static int64_t count_bound(void)
 	while ((de = sfs_dirscan_next(&scan)) != NULL)
 		if (strncmp(de->d_name, prefix, (size_t)pl) == 0 && !sfs_store_is_data(de->d_name))
 			n++;
-	sfs_real.close(dfd);
+	SFS_REAL(close)(dfd);
 	return n;
 }
 
@@ -123,30 +123,30 @@ static enum census_state attach(void)
 	/* Every process but the first finds it: open first, make it only
 	 * where it is missing (and open it again if another made it since). */
 	int fl = O_RDWR | O_NOFOLLOW | O_CLOEXEC;
-	int fd = sfs_real.open(path, fl);
+	int fd = SFS_REAL(open)(path, fl);
 	if (fd < 0 && errno == ENOENT) {
-		fd = sfs_real.open(path, fl | O_CREAT | O_EXCL, 0600);
+		fd = SFS_REAL(open)(path, fl | O_CREAT | O_EXCL, 0600);
 		maker = fd >= 0;
 		if (!maker && errno == EEXIST)
-			fd = sfs_real.open(path, fl);
+			fd = SFS_REAL(open)(path, fl);
 	}
 	if (fd < 0)
 		return failed(errno);
 	/* Never another user's, nor one that others may write. */
 	struct stat st;
-	if (sfs_real.fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != sfs_g.euid ||
+	if (SFS_REAL(fstat)(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != sfs_g.euid ||
 	    (st.st_mode & 077)) {
-		sfs_real.close(fd);
+		SFS_REAL(close)(fd);
 		return CENSUS_NONE;
 	}
 	/* Its page allocated now (a store into a full tmpfs would fault),
 	 * also by an opener that came before its maker's fallocate. Only a
 	 * fallocate gives it its size: a whole size means an allocated page. */
-	int rc = st.st_size >= (off_t)SEG_SIZE ? 0 : sfs_real.fallocate(fd, 0, 0, SEG_SIZE);
-	void *m = rc == 0 ?
-			  sfs_real.mmap(NULL, SEG_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) :
-			  MAP_FAILED;
-	sfs_real.close(fd);
+	int rc = st.st_size >= (off_t)SEG_SIZE ? 0 : SFS_REAL(fallocate)(fd, 0, 0, SEG_SIZE);
+	void *m = rc == 0 ? SFS_REAL(mmap)(NULL, SEG_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+					   0) :
+			    MAP_FAILED;
+	SFS_REAL(close)(fd);
 	if (m == MAP_FAILED)
 		return CENSUS_BROKEN;
 	seg = m;

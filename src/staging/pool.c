@@ -75,16 +75,16 @@ static int64_t ring_cap(void)
 static int open_tmpfile(void)
 {
 	int priv = sfs_privdir();
-	int fd = sfs_real.openat(priv, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	int fd = SFS_REAL(openat)(priv, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
 		/* No O_TMPFILE here: a named file, unlinked at once. */
 		static atomic_uint seq;
 		char name[64];
 		snprintf(name, sizeof(name), "tmp.%u.%d.%u", (unsigned)sfs_g.euid,
 			 (int)sfs_self_pid(), atomic_fetch_add(&seq, 1));
-		fd = sfs_real.openat(priv, name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+		fd = SFS_REAL(openat)(priv, name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
 		if (fd >= 0)
-			sfs_real.unlinkat(priv, name, 0);
+			SFS_REAL(unlinkat)(priv, name, 0);
 	}
 	return fd < 0 ? -errno : fd;
 }
@@ -108,13 +108,13 @@ static int make_store(int kind, struct pooled *p)
 	 * enough for them, no store (a sparse one would take the space its
 	 * stores need only as they fill, and could meet a full file system
 	 * in a store through the mapping). Without fallocate, sparse. */
-	if (sfs_real.fallocate(fd, 0, 0, len) != 0 &&
-	    (errno == ENOSPC || errno == EDQUOT || sfs_real.ftruncate(fd, len) != 0))
+	if (SFS_REAL(fallocate)(fd, 0, 0, len) != 0 &&
+	    (errno == ENOSPC || errno == EDQUOT || SFS_REAL(ftruncate)(fd, len) != 0))
 		rc = -errno;
-	else if (sfs_real.flock(fd, LOCK_EX | LOCK_NB) != 0)
+	else if (SFS_REAL(flock)(fd, LOCK_EX | LOCK_NB) != 0)
 		rc = -errno;
-	else if ((m = sfs_real.mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-				    0)) == MAP_FAILED)
+	else if ((m = SFS_REAL(mmap)(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+				     0)) == MAP_FAILED)
 		rc = -errno;
 	/* A file store keeps its data in a second file, at the target's
 	 * own offsets (format.h). */
@@ -126,8 +126,8 @@ static int make_store(int kind, struct pooled *p)
 			munmap(m, (size_t)len);
 		/* What a failed fallocate allocated is free when this returns
 		 * (a closed unnamed file frees its blocks in the background). */
-		sfs_real.ftruncate(fd, 0);
-		sfs_real.close(fd);
+		SFS_REAL(ftruncate)(fd, 0);
+		SFS_REAL(close)(fd);
 		return rc;
 	}
 	madvise(m, (size_t)len, MADV_DONTFORK);
@@ -181,7 +181,7 @@ static void destroy(int kind, struct pooled *p)
 	munmap(p->map, map_len(kind, p));
 	/* Its blocks free now, not when the file system gets to the closed
 	 * file (sfs_staging_release_pool: a full file system needs them). */
-	sfs_real.ftruncate(p->fd, 0);
+	SFS_REAL(ftruncate)(p->fd, 0);
 	if (kind == SFS_STAGE_RING)
 		rings_out--;
 	if (p->hfd != p->fd)
@@ -196,12 +196,12 @@ static void destroy(int kind, struct pooled *p)
 static void learn_pmem(void)
 {
 	int fd = open_tmpfile();
-	if (fd >= 0 && sfs_real.ftruncate(fd, 4096) == 0)
+	if (fd >= 0 && SFS_REAL(ftruncate)(fd, 4096) == 0)
 		sfs_pmem_learn(fd);
 	else
 		sfs_pmem_learn_unclaim(); /* no file now: a later sync asks again */
 	if (fd >= 0)
-		sfs_real.close(fd);
+		SFS_REAL(close)(fd);
 }
 
 /* Keeps the default kind's pool full and empties returned files. */
@@ -219,7 +219,7 @@ static void *refill(void *unused)
 			struct pooled p = returned[--nreturned];
 			sfs_mutex_unlock(&lock);
 			/* Drops the data pages unwritten. */
-			bool ok = sfs_real.ftruncate(p.fd, 0) == 0;
+			bool ok = SFS_REAL(ftruncate)(p.fd, 0) == 0;
 			sfs_mutex_lock(&lock);
 			p.cap = 0;
 			if (ok && nready[SFS_STAGE_FILE] < target)

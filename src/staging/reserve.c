@@ -38,7 +38,7 @@ SFS_HOT static atomic_bool unsupported; /* no fallocate here: ENOSPC comes at re
 /* Caller holds s->lock. */
 static int open_reserve(struct shard *s)
 {
-	int f = sfs_real.openat(sfs_privdir(), ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	int f = SFS_REAL(openat)(sfs_privdir(), ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	if (f < 0)
 		return -errno;
 	s->fd = sfs_internal_fd(f);
@@ -49,8 +49,8 @@ static int open_reserve(struct shard *s)
 static void trim_locked(struct shard *s, int64_t keep)
 {
 	if (s->fd >= 0 && s->allocated > keep &&
-	    sfs_real.fallocate(s->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, keep,
-			       s->allocated - keep) == 0)
+	    SFS_REAL(fallocate)(s->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, keep,
+				s->allocated - keep) == 0)
 		s->allocated = keep;
 }
 
@@ -67,16 +67,16 @@ static int take_in(struct shard *s, int64_t bytes)
 	if (s->owed + bytes > s->allocated) {
 		int64_t want = SFS_ALIGN_UP(s->owed + bytes, (int64_t)SFS_BLOCK);
 		int64_t to = SFS_MAX(want, s->allocated + STEP);
-		if (sfs_real.fallocate(s->fd, FALLOC_FL_KEEP_SIZE, s->allocated,
-				       to - s->allocated) != 0) {
+		if (SFS_REAL(fallocate)(s->fd, FALLOC_FL_KEEP_SIZE, s->allocated,
+					to - s->allocated) != 0) {
 			if (errno == EOPNOTSUPP || errno == ENOSYS || errno == EINVAL) {
 				atomic_store(&unsupported, true);
 				goto out;
 			}
 			/* Perhaps exactly what this write needs still fits. */
 			to = want;
-			if (sfs_real.fallocate(s->fd, FALLOC_FL_KEEP_SIZE, s->allocated,
-					       to - s->allocated) != 0) {
+			if (SFS_REAL(fallocate)(s->fd, FALLOC_FL_KEEP_SIZE, s->allocated,
+						to - s->allocated) != 0) {
 				rc = -ENOSPC;
 				goto out;
 			}

@@ -42,13 +42,13 @@ static int rename_store(const char *name, const char *to, bool file, unsigned fl
 	sfs_name_cat(from_data, sizeof(from_data), name, SFS_STORE_DATA);
 	sfs_name_cat(to_data, sizeof(to_data), to, SFS_STORE_DATA);
 	int d = sfs_privdir();
-	if (file && sfs_real.renameat2(d, from_data, d, to_data, flags) != 0)
+	if (file && SFS_REAL(renameat2)(d, from_data, d, to_data, flags) != 0)
 		return -errno;
-	if (sfs_real.renameat2(d, name, d, to, flags) == 0)
+	if (SFS_REAL(renameat2)(d, name, d, to, flags) == 0)
 		return 0;
 	int err = errno;
 	if (file)
-		sfs_real.renameat2(d, to_data, d, from_data, 0);
+		SFS_REAL(renameat2)(d, to_data, d, from_data, 0);
 	return -err;
 }
 
@@ -57,11 +57,11 @@ static int rename_store(const char *name, const char *to, bool file, unsigned fl
 static bool unlink_store(const char *name, bool file)
 {
 	int d = sfs_privdir();
-	bool gone = sfs_real.unlinkat(d, name, 0) == 0 || errno == ENOENT;
+	bool gone = SFS_REAL(unlinkat)(d, name, 0) == 0 || errno == ENOENT;
 	if (file) {
 		char data[SFS_STORE_NAME_MAX + 16];
 		sfs_name_cat(data, sizeof(data), name, SFS_STORE_DATA);
-		sfs_real.unlinkat(d, data, 0);
+		SFS_REAL(unlinkat)(d, data, 0);
 	}
 	return gone;
 }
@@ -111,7 +111,7 @@ void sfs_stage_unbind(struct sfs_stage *st)
 	sfs_store_name(name, sizeof(name), sfs_g.euid, st->dev, st->ino);
 	if (!st->park_id) {
 		struct stat hs;
-		if (sfs_real.fstat(st->hfd, &hs) == 0)
+		if (SFS_REAL(fstat)(st->hfd, &hs) == 0)
 			st->park_id = (uint64_t)hs.st_ino;
 	}
 	sfs_store_park_name(park, sizeof(park), sfs_g.euid, st->park_id);
@@ -199,7 +199,7 @@ static int bind_store(struct sfs_stage *st, int kfd, dev_t dev, ino_t ino)
 	h->ino = (uint64_t)ino;
 	h->pid = (uint32_t)sfs_self_pid();
 	unsigned int igen = 0;
-	sfs_real.ioctl(kfd, FS_IOC_GETVERSION, &igen);
+	SFS_REAL(ioctl)(kfd, FS_IOC_GETVERSION, &igen);
 	h->igen = igen;
 	struct {
 		struct file_handle fh;
@@ -271,12 +271,12 @@ static int link_by_name(struct sfs_stage *st, int kfd, dev_t dev, ino_t ino, con
 			char data[SFS_STORE_NAME_MAX + 16];
 			sfs_name_cat(data, sizeof(data), name, SFS_STORE_DATA);
 			snprintf(proc, sizeof(proc), "/proc/thread-self/fd/%d", st->fd);
-			sfs_real.unlinkat(priv, data, 0); /* a dead one's, adopted */
-			if (sfs_real.linkat(AT_FDCWD, proc, priv, data, AT_SYMLINK_FOLLOW) != 0)
+			SFS_REAL(unlinkat)(priv, data, 0); /* a dead one's, adopted */
+			if (SFS_REAL(linkat)(AT_FDCWD, proc, priv, data, AT_SYMLINK_FOLLOW) != 0)
 				return -errno;
 		}
 		snprintf(proc, sizeof(proc), "/proc/thread-self/fd/%d", st->hfd);
-		if (sfs_real.linkat(AT_FDCWD, proc, priv, name, AT_SYMLINK_FOLLOW) == 0)
+		if (SFS_REAL(linkat)(AT_FDCWD, proc, priv, name, AT_SYMLINK_FOLLOW) == 0)
 			break;
 		if (errno != EEXIST || attempt > 0)
 			return -errno;
@@ -321,7 +321,7 @@ int sfs_stage_cover(struct sfs_stage *st, int64_t base, int64_t end)
 		cap = need;
 	if ((uint64_t)cap > lim)
 		return -EFBIG;
-	if (sfs_real.ftruncate(st->fd, cap) != 0)
+	if (SFS_REAL(ftruncate)(st->fd, cap) != 0)
 		return -errno;
 	st->cap = cap;
 	return 0;
@@ -373,8 +373,8 @@ int sfs_stage_xfer(struct sfs_stage *st, int64_t off, char *buf, size_t n, int t
 		if (!p) {
 			/* A file chunk the mapping budget does not allow. */
 			off_t pos = (off_t)sfs_stage_file_offset(st, off);
-			ssize_t r = to_stage ? sfs_real.pwrite(st->fd, buf, len, pos) :
-					       sfs_real.pread(st->fd, buf, len, pos);
+			ssize_t r = to_stage ? SFS_REAL(pwrite)(st->fd, buf, len, pos) :
+					       SFS_REAL(pread)(st->fd, buf, len, pos);
 			if (r != (ssize_t)len)
 				return r < 0 ? -errno : -EIO;
 		} else if (to_stage) {
@@ -443,7 +443,7 @@ void sfs_stage_empty(struct sfs_stage *st)
 		return;
 	atomic_store_explicit(&st->hdr->state, SFS_STORE_EMPTY, memory_order_release);
 	atomic_store_explicit(&st->hdr->relinking, 0, memory_order_release);
-	if (st->kind == SFS_STAGE_FILE && sfs_real.ftruncate(st->fd, 0) == 0)
+	if (st->kind == SFS_STAGE_FILE && SFS_REAL(ftruncate)(st->fd, 0) == 0)
 		st->cap = 0;
 }
 
@@ -467,21 +467,21 @@ bool sfs_adopt_for_open(int fd, dev_t dev, ino_t ino, bool truncated)
 	sfs_store_name(name, sizeof(name), sfs_g.euid, dev, ino);
 	struct stat st;
 	int priv = sfs_privdir();
-	if (sfs_real.fstatat(priv, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+	if (SFS_REAL(fstatat)(priv, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 		return false; /* the common case: one lookup of a name that is not there */
 	/* The application's descriptor serves if it writes at explicit offsets;
 	 * otherwise adoption opens the file for writing itself. */
-	int fl = sfs_real.fcntl(fd, F_GETFL);
+	int fl = SFS_REAL(fcntl)(fd, F_GETFL);
 	int target = fl >= 0 && (fl & O_ACCMODE) != O_RDONLY && !(fl & O_APPEND) ? fd : -1;
 	/* open_by_handle_at takes no O_PATH descriptor. */
-	int root = sfs_real.openat(priv, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int root = SFS_REAL(openat)(priv, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	struct sfs_recover_env env;
 	sfs_adopt_env_lib(&env, root);
 	struct sfs_recovery rep;
 	memset(&rep, 0, sizeof(rep));
 	sfs_adopt_store(&env, priv, name, target, truncated, &rep);
 	if (root >= 0)
-		sfs_real.close(root);
+		SFS_REAL(close)(root);
 	if (rep.stores)
 		sfs_stat_event(SFS_EV_adopted_stores, rep.stores);
 	if (rep.first_error[0])

@@ -32,23 +32,34 @@ static const struct real_row rows[] = {
 #undef SFS_X
 };
 
+static_assert(SFS_ARRAY_SIZE(rows) == SFS_REAL_ROWS, "one row per function");
+
+void *sfs_real_lookup(enum sfs_real_row row)
+{
+	void **at = (void **)((char *)&sfs_real + rows[row].offset);
+	void *p = __atomic_load_n(at, __ATOMIC_RELAXED);
+	if (!p) {
+		p = dlsym(RTLD_NEXT, rows[row].name);
+		__atomic_store_n(at, p, __ATOMIC_RELAXED);
+	}
+	return p;
+}
+
 SFS_HOT static atomic_int resolved;
+atomic_bool sfs_real_handler_seen;
 
 void sfs_real_resolve(void)
 {
 	if (atomic_load_explicit(&resolved, memory_order_acquire))
 		return;
-	/* Racing threads resolve the same values; the stores are idempotent. */
-	for (size_t i = 0; i < SFS_ARRAY_SIZE(rows); i++) {
-		void *p = dlsym(RTLD_NEXT, rows[i].name);
-		*(void **)((char *)&sfs_real + rows[i].offset) = p;
-	}
+	for (size_t i = 0; i < SFS_ARRAY_SIZE(rows); i++)
+		sfs_real_lookup((enum sfs_real_row)i);
 	atomic_store_explicit(&resolved, 1, memory_order_release);
 }
 
 ssize_t sfs_kernel_getdents64(int fd, void *buf, size_t len)
 {
-	return sfs_real.syscall(SYS_getdents64, fd, buf, len);
+	return SFS_REAL(syscall)(SYS_getdents64, fd, buf, len);
 }
 
 ssize_t sfs_kernel_read_text(const char *path, char *buf, size_t size)
@@ -57,10 +68,10 @@ ssize_t sfs_kernel_read_text(const char *path, char *buf, size_t size)
 		return -1;
 	int saved = errno;
 	ssize_t n = -1;
-	int fd = sfs_real.open(path, O_RDONLY | O_CLOEXEC);
+	int fd = SFS_REAL(open)(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
-		n = sfs_real.read(fd, buf, size - 1);
-		sfs_real.close(fd);
+		n = SFS_REAL(read)(fd, buf, size - 1);
+		SFS_REAL(close)(fd);
 	}
 	errno = saved;
 	if (n < 0)

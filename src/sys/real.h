@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The real libc functions, resolved once with dlsym(RTLD_NEXT). The library
- * never calls its own exported names: every internal system call goes
- * through sfs_real. The list is data (one row per function); the wrappers
- * are written out in the other files of this folder. */
+/* The real libc functions, each looked up with dlsym(RTLD_NEXT) at its
+ * first use (SFS_REAL): a process pays for the ones it calls, not for the
+ * ~130 rows (25 us at every start when they were all looked up then). The
+ * library never calls its own exported names: every internal system call
+ * goes through SFS_REAL. The list is data (one row per function); the
+ * wrappers are written out in the other files of this folder. */
 #ifndef SFS_SYS_REAL_H
 #define SFS_SYS_REAL_H
 
@@ -10,6 +12,8 @@
 #include <dirent.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/mman.h>
@@ -160,11 +164,39 @@ struct sfs_real_table {
 
 extern struct sfs_real_table sfs_real;
 
-/* Resolves every row. Safe to call more than once and from any thread. */
+enum sfs_real_row {
+#define SFS_X(ret, name, args) SFS_REAL_ROW_##name,
+	SFS_REAL_FUNCS(SFS_X)
+#undef SFS_X
+		SFS_REAL_ROWS
+};
+
+/* Looks row up, stores it in sfs_real and returns it; NULL when this libc
+ * lacks it (then asked again at each call: rows that may be missing are
+ * rarely called). Safe from any thread: racing lookups store one value. */
+void *sfs_real_lookup(enum sfs_real_row row);
+
+/* The real function fn (a row of SFS_REAL_FUNCS), looked up at first use. A
+ * lookup is a dlsym, which a signal handler must not make (it could have
+ * interrupted the loader): whatever installs a handler that can run the
+ * library's code resolves every row first (sfs_real_resolve). */
+#define SFS_REAL(fn)                                                                               \
+	({                                                                                         \
+		__typeof__(sfs_real.fn) real_ = __atomic_load_n(&sfs_real.fn, __ATOMIC_RELAXED);   \
+		__builtin_expect(real_ != NULL, 1) ?                                               \
+			real_ :                                                                    \
+			(__typeof__(sfs_real.fn))sfs_real_lookup(SFS_REAL_ROW_##fn);               \
+	})
+
+/* Looks up every row. Safe to call more than once and from any thread. */
 void sfs_real_resolve(void);
 
-/* getdents64 as the system call (sfs_real.syscall), for the library's own
- * listings (util/dirscan.h): sfs_real.getdents64 is the next object's,
+/* Set when the application installed a signal handler before the library's
+ * start, which then resolves every row. */
+extern atomic_bool sfs_real_handler_seen;
+
+/* getdents64 as the system call (SFS_REAL(syscall)), for the library's own
+ * listings (util/dirscan.h): SFS_REAL(getdents64) is the next object's,
  * which a later preload may wrap for the program. */
 ssize_t sfs_kernel_getdents64(int fd, void *buf, size_t len);
 

@@ -38,7 +38,7 @@ void sfs_internal_set_marker(void (*mark)(int fd, bool internal))
 
 int sfs_internal_dup(int fd)
 {
-	int hi = sfs_real.fcntl(fd, F_DUPFD_CLOEXEC, sfs_g.fd_floor);
+	int hi = SFS_REAL(fcntl)(fd, F_DUPFD_CLOEXEC, sfs_g.fd_floor);
 	if (hi >= 0 || errno != EINVAL)
 		return hi;
 	/* The floor is at or past the limit: the program lowered it since
@@ -50,7 +50,7 @@ int sfs_internal_dup(int fd)
 		return -1; /* EINVAL for another reason */
 	int top = (int)rl.rlim_cur;
 	for (int at = top - 1; at >= top / 2; at--) {
-		hi = sfs_real.fcntl(fd, F_DUPFD_CLOEXEC, at);
+		hi = SFS_REAL(fcntl)(fd, F_DUPFD_CLOEXEC, at);
 		if (hi >= 0)
 			return hi;
 	}
@@ -62,7 +62,7 @@ int sfs_internal_fd(int fd)
 {
 	int hi = sfs_internal_dup(fd);
 	if (hi >= 0) {
-		sfs_real.close(fd);
+		SFS_REAL(close)(fd);
 		fd = hi;
 	}
 	if (marker)
@@ -72,13 +72,13 @@ int sfs_internal_fd(int fd)
 
 static int privdir_open(void)
 {
-	int fd = sfs_real.open(sfs_g.priv_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int fd = SFS_REAL(open)(sfs_g.priv_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	struct stat st;
-	if (sfs_real.fstat(fd, &st) != 0 || st.st_dev != sfs_g.root_dev ||
+	if (SFS_REAL(fstat)(fd, &st) != 0 || st.st_dev != sfs_g.root_dev ||
 	    st.st_ino != sfs_g.priv_ino) {
-		sfs_real.close(fd);
+		SFS_REAL(close)(fd);
 		errno = ESTALE; /* replaced since the start: not the one checked */
 		return -1;
 	}
@@ -105,5 +105,5 @@ void sfs_internal_close(int fd)
 		return;
 	if (marker)
 		marker(fd, false);
-	sfs_real.close(fd);
+	SFS_REAL(close)(fd);
 }

@@ -17,10 +17,10 @@
 int sfs_stat_quiet(int dirfd, const char *path, int flags, struct stat *st)
 {
 	struct statx sx;
-	if (!sfs_real.statx || sfs_real.statx(dirfd, path, flags, QUIET_MASK, &sx) != 0) {
-		if (sfs_real.statx && errno != ENOSYS)
+	if (!SFS_REAL(statx) || SFS_REAL(statx)(dirfd, path, flags, QUIET_MASK, &sx) != 0) {
+		if (SFS_REAL(statx) && errno != ENOSYS)
 			return -1;
-		return sfs_real.fstatat(dirfd, path, st, flags); /* no statx here */
+		return SFS_REAL(fstatat)(dirfd, path, st, flags); /* no statx here */
 	}
 	memset(st, 0, sizeof(*st));
 	st->st_dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);

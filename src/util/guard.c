@@ -98,7 +98,7 @@ static void handler(int sig, siginfo_t *info, void *ctx)
 		struct sigaction dfl;
 		memset(&dfl, 0, sizeof(dfl));
 		dfl.sa_handler = SIG_DFL;
-		sfs_real.sigaction(sig, &dfl, NULL);
+		SFS_REAL(sigaction)(sig, &dfl, NULL);
 		if (sent)
 			tgkill(getpid(), gettid(), sig);
 		return;
@@ -121,8 +121,8 @@ void sfs_guard_install(void)
 		 * mask, so the signal must not stay blocked. */
 		sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
 		sigemptyset(&sa.sa_mask);
-		if (sfs_real.sigaction(SIGSEGV, &sa, &app_act[0]) == 0 &&
-		    sfs_real.sigaction(SIGBUS, &sa, &app_act[1]) == 0) {
+		if (SFS_REAL(sigaction)(SIGSEGV, &sa, &app_act[0]) == 0 &&
+		    SFS_REAL(sigaction)(SIGBUS, &sa, &app_act[1]) == 0) {
 			installed = true;
 			sfs_guard_installed = 1;
 		}

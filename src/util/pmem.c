@@ -58,7 +58,7 @@ static atomic_bool have_fns;
 static bool is_dax(int fd)
 {
 	struct statx sx;
-	return sfs_real.statx(fd, "", AT_EMPTY_PATH, 0, &sx) == 0 &&
+	return SFS_REAL(statx)(fd, "", AT_EMPTY_PATH, 0, &sx) == 0 &&
 	       (sx.stx_attributes & STATX_ATTR_DAX);
 }
 

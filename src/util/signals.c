@@ -77,7 +77,7 @@ SFS_NO_SANITIZE static bool manageable(int sig)
 
 static void raw_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
-	sfs_real.sigaction(sig, act, old);
+	SFS_REAL(sigaction)(sig, act, old);
 }
 
 /* A fault the thread raised itself: it must run now. */
@@ -130,11 +130,11 @@ void sfs_run_deferred(void)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old); /* the queue is still */
 	int saved = errno;
-	pid_t pid = getpid(), tid = (pid_t)sfs_real.syscall(SYS_gettid);
+	pid_t pid = getpid(), tid = (pid_t)SFS_REAL(syscall)(SYS_gettid);
 	for (int i = 0; i < sfs_deferred; i++) {
 		siginfo_t info = queue[i].info;
-		if (sfs_real.syscall(SYS_rt_tgsigqueueinfo, pid, tid, queue[i].sig, &info) != 0)
-			sfs_real.syscall(SYS_tgkill, pid, tid, queue[i].sig);
+		if (SFS_REAL(syscall)(SYS_rt_tgsigqueueinfo, pid, tid, queue[i].sig, &info) != 0)
+			SFS_REAL(syscall)(SYS_tgkill, pid, tid, queue[i].sig);
 	}
 	sfs_deferred = 0;
 	errno = saved;
@@ -161,7 +161,7 @@ static void fatal(int sig, siginfo_t *info, void *uc)
 	sigset_t one;
 	sigemptyset(&one);
 	sigaddset(&one, sig);
-	sfs_real.syscall(SYS_tgkill, getpid(), (pid_t)sfs_real.syscall(SYS_gettid), sig);
+	SFS_REAL(syscall)(SYS_tgkill, getpid(), (pid_t)SFS_REAL(syscall)(SYS_gettid), sig);
 	pthread_sigmask(SIG_UNBLOCK, &one, NULL); /* the default action now */
 }
 
@@ -195,13 +195,14 @@ void sfs_signals_arm(void)
 {
 	if (atomic_load_explicit(&armed, memory_order_acquire))
 		return;
-	sfs_busy_enter(); /* a handler must not run into this lock */
+	sfs_real_resolve(); /* the handlers below look nothing up (sys/real.h) */
+	sfs_busy_enter();   /* a handler must not run into this lock */
 	pthread_mutex_lock(&lock);
 	for (int sig = 1; sig < NSIG_ && !armed; sig++) {
 		if (!manageable(sig) || owned[sig])
 			continue; /* the application's sigaction made it the library's */
 		struct sigaction cur;
-		if (sfs_real.sigaction(sig, NULL, &cur) != 0)
+		if (SFS_REAL(sigaction)(sig, NULL, &cur) != 0)
 			continue;
 		/* Taken over only where it is needed: a handler (deferred), or
 		 * a default action that ends the process (flushed first). */
@@ -229,7 +230,7 @@ int sfs_signals_action(int sig, const struct sigaction *act, struct sigaction *o
 	sfs_busy_enter(); /* a handler must not run into this lock */
 	pthread_mutex_lock(&lock);
 	struct sigaction cur;
-	int rc = sfs_real.sigaction(sig, NULL, &cur);
+	int rc = SFS_REAL(sigaction)(sig, NULL, &cur);
 	if (rc == 0 && old) {
 		/* What the application set, unless something changed it behind
 		 * the library's back (glibc's sigset calls sigaction inside). */

@@ -18,7 +18,7 @@
  * and pthread_getattr_np of it reads /proc/self/maps: it is not asked. */
 static bool room_below(void)
 {
-	if ((pid_t)sfs_real.syscall(SYS_gettid) == sfs_self_pid())
+	if ((pid_t)SFS_REAL(syscall)(SYS_gettid) == sfs_self_pid())
 		return true;
 	pthread_attr_t attr;
 	if (pthread_getattr_np(pthread_self(), &attr) != 0)

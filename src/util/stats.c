@@ -200,7 +200,7 @@ void sfs_stats_note_stderr(void)
 	if (!sfs_g.opt.stats)
 		return; /* nothing is printed: no system call at start */
 	struct stat st;
-	if (sfs_real.fstat(2, &st) == 0) {
+	if (SFS_REAL(fstat)(2, &st) == 0) {
 		sfs_g.stderr_dev = st.st_dev;
 		sfs_g.stderr_ino = st.st_ino;
 	}
@@ -210,8 +210,8 @@ void sfs_stats_open_output(void)
 {
 	if (!sfs_g.opt.stats || !sfs_g.opt.stats_file[0])
 		return;
-	int fd = sfs_real.open(sfs_g.opt.stats_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
-			       0644);
+	int fd = SFS_REAL(open)(sfs_g.opt.stats_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+				0644);
 	if (fd >= 0)
 		sfs_g.stats_fd = sfs_internal_fd(fd);
 	else
@@ -227,7 +227,7 @@ void sfs_print_stats(const char *reason)
 		return;
 	}
 	struct stat st;
-	if (sfs_real.fstat(2, &st) == 0 && st.st_dev == sfs_g.stderr_dev &&
+	if (SFS_REAL(fstat)(2, &st) == 0 && st.st_dev == sfs_g.stderr_dev &&
 	    st.st_ino == sfs_g.stderr_ino)
 		sfs_stats_print(2, reason);
 }

@@ -74,7 +74,7 @@ void sfs_threads_fork_done(void)
 
 void sfs_thread_mine(void)
 {
-	pid_t tid = (pid_t)sfs_real.syscall(SYS_gettid);
+	pid_t tid = (pid_t)SFS_REAL(syscall)(SYS_gettid);
 	/* Listed before it stops counting as starting: library_has_threads
 	 * sees it at every moment. */
 	for (int i = 0; i < MAX_MINE; i++) {
@@ -87,7 +87,7 @@ void sfs_thread_mine(void)
 
 void sfs_thread_not_mine(void)
 {
-	pid_t tid = (pid_t)sfs_real.syscall(SYS_gettid);
+	pid_t tid = (pid_t)SFS_REAL(syscall)(SYS_gettid);
 	for (int i = 0; i < MAX_MINE; i++) {
 		pid_t t = tid;
 		if (atomic_compare_exchange_strong(&mine[i], &t, 0))
@@ -117,7 +117,7 @@ static bool running(pid_t tid)
 
 static int application_threads(void)
 {
-	int dfd = sfs_real.open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int dfd = SFS_REAL(open)("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return 1;
 	int n = 0;
@@ -131,7 +131,7 @@ static int application_threads(void)
 		if (!is_mine(tid) && running(tid))
 			n++;
 	}
-	sfs_real.close(dfd);
+	SFS_REAL(close)(dfd);
 	return n;
 }
 

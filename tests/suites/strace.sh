@@ -19,7 +19,8 @@
 # each record: no fallocate or statx per record; and of a file the process
 # knows, opened again and again to be read: no statx per open. A sixth
 # looks at sync mode's start: no call on the root in a program that has
-# nothing there, each write synced in one that inherits a file there.
+# nothing there, each write synced in one that inherits a file there. A
+# seventh counts the real functions a process looks up: none in /bin/true.
 . "$(dirname "$0")/../lib.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 command -v strace >/dev/null 2>&1 || skip "strace not installed"
@@ -294,6 +295,29 @@ for w in "/bin/echo one 1" "/bin/echo two 1" "$TEE $WORK/named 3"; do
 done
 [ "$(cat "$WORK/inherited" 2>/dev/null)" = "$(printf 'one\ntwo')" ] && [ "$(cat "$WORK/named" 2>/dev/null)" = three ] ||
 	{ echo "FAIL: the sync-mode programs' files hold other bytes"; rc=1; }
+
+# The real functions a process looks up (src/sys/real.h): each at its
+# first use, so a program that calls none of them (/bin/true, whose POSIX
+# mode start waits for a path) makes none of the ~130 lookups, each a
+# dlsym (the loader's LD_DEBUG=bindings shows them).
+echo "== SplitFS: the real functions a process looks up"
+ROWS=$(grep -oE '^[[:space:]]*X\([^,]+, *[A-Za-z_0-9]+' "$ROOT/src/sys/real.h" | sed 's/.*, *//' | sort -u)
+[ "$(echo "$ROWS" | wc -l)" -ge 100 ] || { echo "FAIL: the rows of src/sys/real.h not found"; rc=1; }
+# looked_up FILE: how many rows the library's bindings in FILE name.
+looked_up() {
+	grep -E 'libsplitfs\.so.* to .*normal symbol' "$1" | sed -E 's/.*symbol `([^'"'"']+).*/\1/' |
+		sort -u | grep -cxF -f <(echo "$ROWS")
+}
+SPLITFS_MODE=posix "$SFS_CLI" run --root "$SFS_MNT" -- env LD_DEBUG=bindings /bin/true \
+	2>"$ART/lookups-true.txt" || { echo "FAIL: /bin/true under SplitFS"; rc=1; }
+echo "hello" >"$WORK/hello"
+SPLITFS_MODE=posix "$SFS_CLI" run --root "$SFS_MNT" -- env LD_DEBUG=bindings cat "$WORK/hello" \
+	2>"$ART/lookups-cat.txt" >/dev/null || { echo "FAIL: cat under SplitFS"; rc=1; }
+t=$(looked_up "$ART/lookups-true.txt")
+c=$(looked_up "$ART/lookups-cat.txt")
+echo "  /bin/true: $t lookups; cat of a file on the root: $c"
+[ "$c" -ge 5 ] || { echo "FAIL: no lookups seen for cat ($c): LD_DEBUG output not understood"; rc=1; }
+[ "$t" = 0 ] || { echo "FAIL: /bin/true looked up $t real functions it never calls"; rc=1; }
 
 [ $rc -eq 0 ] || die "strace suite failed"
 echo "the data path makes $lib read/write system calls under SplitFS ($forked with a fork)"
