@@ -12,9 +12,10 @@
 #ifndef SFS_UTIL_STACKCLEAR_H
 #define SFS_UTIL_STACKCLEAR_H
 
-/* Zeroes the 24 KiB below the caller's frame, where the call it just
- * made ran; on a thread whose stack has less room left below, nothing.
- * Costs about a microsecond. */
+/* Zeroes what the call the caller just made left in the 24 KiB below its
+ * frame: the pages there in memory, down to the first that is not (one
+ * mincore; a page never touched is not written, a fault saved); on a thread
+ * whose stack has less room left below, nothing. */
 void sfs_clear_stack_below(void);
 
 #endif
