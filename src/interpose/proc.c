@@ -26,6 +26,10 @@
 SFS_EXPORT pid_t fork(void)
 {
 	sfs_init();
+	/* The child's calls (execve, dup2, _exit) find their real functions
+	 * looked up: each child would otherwise look its own up again, a
+	 * dlsym and a copied page each (sys/real.h). */
+	sfs_real_resolve();
 	sfs_forkwatch_wrapper(true);
 	pid_t pid = SFS_REAL(fork)();
 	sfs_forkwatch_wrapper(false);
