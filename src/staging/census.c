@@ -116,10 +116,9 @@ static enum census_state attach(void)
 {
 	identify();
 	char path[128];
-	int pl = snprintf(path, sizeof(path), "/dev/shm/" SFS_CENSUS_PREFIX "%u",
-			  (unsigned)sfs_g.euid);
-	sfs_census_suffix(path + pl, sizeof(path) - (size_t)pl, self.dev, self.dir_ino,
-			  self.dir_btime);
+	size_t pl = sfs_decname(path, sizeof(path), "/dev/shm/" SFS_CENSUS_PREFIX,
+				(const uint64_t[]){sfs_g.euid}, 1);
+	sfs_census_suffix(path + pl, sizeof(path) - pl, self.dev, self.dir_ino, self.dir_btime);
 	/* Every process but the first finds it: open first, make it only
 	 * where it is missing (and open it again if another made it since). */
 	int fl = O_RDWR | O_NOFOLLOW | O_CLOEXEC;

@@ -26,9 +26,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdio.h>
 #include <stdint.h>
 #include <sys/stat.h>
+
+#include "../util/decname.h"
 
 /* The segment of a file system instance, in /dev/shm:
  * SFS_CENSUS_PREFIX <uid> then the suffix below: its device, and the
@@ -46,11 +47,10 @@ static inline uint64_t sfs_census_btime_ns(const struct statx *stx)
 		       0;
 }
 
-static inline int sfs_census_suffix(char *buf, size_t n, uint64_t dev, uint64_t dir_ino,
-				    uint64_t dir_btime_ns)
+static inline size_t sfs_census_suffix(char *buf, size_t n, uint64_t dev, uint64_t dir_ino,
+				       uint64_t dir_btime_ns)
 {
-	return snprintf(buf, n, ".%llu.%llu.%llu", (unsigned long long)dev,
-			(unsigned long long)dir_ino, (unsigned long long)dir_btime_ns);
+	return sfs_decname(buf, n, ".", (const uint64_t[]){dev, dir_ino, dir_btime_ns}, 3);
 }
 
 /* Opens or makes this user's segment for the file system (after
