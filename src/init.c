@@ -169,6 +169,15 @@ static void drop_start_dirfd(void)
  * why). */
 static void start_root(void)
 {
+	/* What only a started library reads, put off with the start: a
+	 * process that never starts (/bin/true, a pipeline's filter) makes
+	 * none of these calls. */
+	struct rlimit rl;
+	long soft = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? (long)rl.rlim_cur : 1024;
+	sfs_g.fd_floor = (int)SFS_MIN(soft / 2, 512);
+	sfs_g.map_shift = (unsigned)__builtin_ctzll(sfs_g.opt.map_size);
+	sfs_refresh_fsize_limit();
+	sfs_g.euid = geteuid();
 	sfs_stats_open_output();
 	int rc = setup_root();
 	if (rc) {
@@ -253,12 +262,6 @@ static void do_init(void)
 	sfs_internal_set_marker(sfs_fd_set_internal);
 	sfs_staging_set_housekeeping(sfs_inode_evict_writable);
 	sfs_oplog_set_ops(&sfs_fs_oplog_ops);
-	struct rlimit rl;
-	long soft = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? (long)rl.rlim_cur : 1024;
-	sfs_g.fd_floor = (int)SFS_MIN(soft / 2, 512);
-	sfs_g.map_shift = (unsigned)__builtin_ctzll(sfs_g.opt.map_size);
-	sfs_refresh_fsize_limit();
-	sfs_g.euid = geteuid();
 	sfs_stats_on = sfs_g.opt.stats;
 	sfs_stats_note_stderr();
 	/* Sync and strict modes start at once when the process inherits a
