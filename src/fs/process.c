@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "../sys/global.h"
@@ -16,6 +17,7 @@
 #include "../staging/pool.h"
 #include "../staging/reserve.h"
 #include "../util/compiler.h"
+#include "../util/decname.h"
 #include "../util/dirscan.h"
 #include "../util/pmem.h"
 #include "../util/stats.h"
@@ -283,7 +285,14 @@ void sfs_atfork_child(void)
  * whether it found one; true when /proc cannot tell. */
 static bool scan_held(dev_t dev, bool mark)
 {
-	int self = SFS_REAL(open)("/proc/thread-self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* /proc/<tid>/fd: the directory /proc/thread-self/fd names, without
+	 * the link the kernel follows for that name (a sync-mode start's open
+	 * of it: 8-9 us against 15-16 in a new process). */
+	char path[48];
+	uint64_t tid = (uint64_t)SFS_REAL(syscall)(SYS_gettid);
+	size_t n = sfs_decname(path, sizeof(path), "/proc/", &tid, 1);
+	sfs_name_cat(path + n, sizeof(path) - n, "/fd", "");
+	int self = SFS_REAL(open)(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (self < 0)
 		return true;
 	bool found = false;
