@@ -24,6 +24,8 @@
 #include <sys/uio.h>
 #include <utime.h>
 
+#include "../util/compiler.h"
+
 /* X(return type, name, parameter list). Rows marked OPT may be missing from
  * an older libc; the wrapper then answers ENOSYS. */
 #define SFS_REAL_FUNCS(X)                                                                          \
@@ -183,7 +185,7 @@ void *sfs_real_lookup(enum sfs_real_row row);
 #define SFS_REAL(fn)                                                                               \
 	({                                                                                         \
 		__typeof__(sfs_real.fn) real_ = __atomic_load_n(&sfs_real.fn, __ATOMIC_RELAXED);   \
-		__builtin_expect(real_ != NULL, 1) ?                                               \
+		sfs_likely(real_ != NULL) ?                                                        \
 			real_ :                                                                    \
 			(__typeof__(sfs_real.fn))sfs_real_lookup(SFS_REAL_ROW_##fn);               \
 	})
