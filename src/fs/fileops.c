@@ -457,6 +457,24 @@ int64_t sfs_file_lseek(struct sfs_file *f, int64_t off, int whence)
 		base = f->pos;
 		break;
 	case SEEK_END:
+		/* A file not leased: another process may be changing its size,
+		 * and the kernel's lseek answers in one call, with its own
+		 * checks (EINVAL, EOVERFLOW), cheaper than the fstat of
+		 * sfs_inode_size (PostgreSQL asks each relation's size this
+		 * way, hundreds of thousands of times a run). Under the inode
+		 * lock: kfd is swapped, its offset used (an unleased append)
+		 * and a lease taken only under it. */
+		if (!sfs_inode_leased(in)) {
+			sfs_inode_lock(in);
+			if (!sfs_inode_leased(in)) {
+				r = SFS_REAL(lseek)(in->kfd, off, SEEK_END);
+				r = r < 0 ? -errno : (f->pos = r);
+				sfs_inode_unlock(in);
+				sfs_mutex_unlock(&f->pos_lock);
+				return r;
+			}
+			sfs_inode_unlock(in);
+		}
 		base = sfs_inode_size(in);
 		if (base < 0) {
 			sfs_mutex_unlock(&f->pos_lock);

@@ -17,10 +17,12 @@
 # no more opens, closes, fcntls and stats than natively; of rsync
 # walking directories: no stat of a directory; and of a log that syncs
 # each record: no fallocate or statx per record; and of a file the process
-# knows, opened again and again to be read: no statx per open. A sixth
-# looks at sync mode's start: no call on the root in a program that has
-# nothing there, each write synced in one that inherits a file there. A
-# seventh counts the real functions a process looks up: none in /bin/true.
+# knows, opened again and again to be read: no statx per open; and of a
+# file another process holds, its size asked again and again: no statx
+# per lseek. A sixth looks at sync mode's start: no call on the root in a
+# program that has nothing there, each write synced in one that inherits a
+# file there. A seventh counts the real functions a process looks up: none
+# in /bin/true.
 . "$(dirname "$0")/../lib.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 command -v strace >/dev/null 2>&1 || skip "strace not installed"
@@ -262,6 +264,24 @@ for s in fallocate statx fdatasync; do
 	echo "  $s: native $k, SplitFS $l"
 	[ "$l" -le $((k + 2 * ONCE / 5)) ] ||
 		{ echo "FAIL: $l $s calls under SplitFS for $((2 * ONCE)) records each synced (native $k)"; rc=1; }
+done
+
+# The size of a file another process holds open, asked with
+# lseek(SEEK_END) (tests/c/shared_size; PostgreSQL asks each relation's
+# size so): with no lease, the kernel's lseek answers, without a stat of
+# the file per lseek, in POSIX and sync modes (managed after a few calls,
+# and from the open).
+echo "== SplitFS, the size of a file another process holds, asked $((3 * ONCE)) times"
+mkdir -p "$WORK/size-kernel"
+strace -f -c -o "$ART/size-kernel.strace" "$SFS_TESTBIN/shared_size" "$WORK/size-kernel" $ONCE \
+	>"$ART/size-kernel.out" 2>&1 || { echo "FAIL: shared_size natively"; rc=1; }
+for mode in posix sync; do
+	mkdir -p "$WORK/size-$mode"
+	SPLITFS_MODE=$mode strace -f -c -o "$ART/size-$mode.strace" "$SFS_CLI" run --root "$SFS_MNT" -- \
+		"$SFS_TESTBIN/shared_size" "$WORK/size-$mode" $ONCE >"$ART/size-$mode.out" 2>&1 ||
+		{ echo "FAIL: shared_size under SplitFS ($mode)"; cat "$ART/size-$mode.out"; rc=1; }
+	once_calls "$((3 * ONCE)) sizes asked ($mode)" "$ART/size-kernel.strace" \
+		"$ART/size-$mode.strace" lseek statx newfstatat fstat
 done
 
 # Sync mode's start: a program that inherits no descriptor on the root's
