@@ -125,9 +125,9 @@ struct sfs_inode {
 	/* From just before F_SETLEASE until leased is set (or the try
 	 * failed): a break may come meanwhile (lease.c, drop_if_broken). */
 	atomic_bool lease_taking;
-	bool lease_never;	/* the kernel will not lease it (owner, fs) */
-	int lease_ops;		/* data operations since the last try */
-	int64_t lease_retry_at; /* ns (monotonic): not before */
+	bool lease_never;		/* the kernel will not lease it (owner, fs) */
+	int lease_ops;			/* data operations since the last try */
+	_Atomic int64_t lease_retry_at; /* ns (monotonic): not before (sfs_lease_try) */
 	int64_t lease_backoff;
 
 	/* A sharing session (share.h): while the file is not leased, POSIX-

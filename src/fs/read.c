@@ -55,7 +55,10 @@ static ssize_t kernel_preadv(struct sfs_inode *in, const struct iovec *iov, int 
 static ssize_t kfd_preadv(struct sfs_inode *in, const struct iovec *iov, int cnt, int64_t off)
 {
 	sfs_read_enter(in);
-	ssize_t r = SFS_REAL(preadv)(in->kfd, iov, cnt, off);
+	/* One buffer (a pread, a read): the kernel's pread, which copies no
+	 * vector in. */
+	ssize_t r = cnt == 1 ? SFS_REAL(pread)(in->kfd, iov[0].iov_base, iov[0].iov_len, off) :
+			       SFS_REAL(preadv)(in->kfd, iov, cnt, off);
 	int err = errno;
 	sfs_read_exit(in);
 	return r < 0 ? -err : r;

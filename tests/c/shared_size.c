@@ -7,21 +7,26 @@
  * be managed, then N times: lseek(fd, 0, SEEK_END) is the file's new size,
  * lseek(fd, -100, SEEK_END) and a read there return the last 100 bytes the
  * other program wrote, and an offset before the start is EINVAL, the
- * offset left where it was. The strace suite counts the calls: the
- * kernel's lseeks, no stat of the file per lseek.
+ * offset left where it was. Once the child has closed it, the library
+ * leases the file again (its refused leases are retried less often, not
+ * never): under the library the test runs itself again with statistics
+ * on and checks that a lease was refused, then one taken. The strace
+ * suite counts the calls: the kernel's lseeks, no stat of the file per
+ * lseek.
  *   shared_size DIR [N]    default 200 */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "helpers.h"
 
 #define CHUNK 8192L
-#define FIRST 8L /* chunks this process writes */
+#define FIRST 8L   /* chunks this process writes */
 #define MORE 4096L /* what the other program appends each time */
-#define EVERY 20  /* lseeks between two of its appends */
+#define EVERY 20   /* lseeks between two of its appends */
 
 /* A child that opens path with raw system calls (no library), says so on
  * ready[1], and holds it until hold[1] closes. */
@@ -41,12 +46,23 @@ static pid_t holder(const char *path, const int ready[2], const int hold[2])
 	_exit(0);
 }
 
-int main(int argc, char **argv)
+/* Reads the file for ms milliseconds, a read a millisecond. */
+static void read_for(int fd, const unsigned char *data, long size, int ms)
 {
-	T_REQUIRE(argc >= 2, "usage: shared_size DIR [N]");
-	int n = argc > 2 ? atoi(argv[2]) : 200;
+	unsigned char got[CHUNK];
+	struct timespec pause = {0, 1000 * 1000};
+	for (int i = 0; i < ms; i++) {
+		long at = (i % (size / CHUNK)) * CHUNK;
+		T_CHECK(pread(fd, got, CHUNK, at) == CHUNK && memcmp(got, data + at, CHUNK) == 0,
+			"read %d after the holder left", i);
+		nanosleep(&pause, NULL);
+	}
+}
+
+static void run(const char *dir, int n)
+{
 	t_peer_start(); /* before anything is opened */
-	const char *path = t_path(argv[1], "shared");
+	const char *path = t_path(dir, "shared");
 	int ready[2], hold[2];
 	T_REQUIRE(pipe(ready) == 0 && pipe(hold) == 0, "pipes");
 	pid_t child = holder(path, ready, hold);
@@ -86,14 +102,35 @@ int main(int argc, char **argv)
 			"an offset before the start (%d): EINVAL", i);
 		T_CHECK(lseek(fd, 0, SEEK_CUR) == size, "the offset after the EINVAL (%d)", i);
 	}
-	T_CHECK(close(fd) == 0, "close");
 	close(hold[1]);
 	int status;
 	T_CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status) &&
 			WEXITSTATUS(status) == 0,
 		"the holder");
 	t_peer_stop();
+	/* Longer than the longest wait between two tries of a lease (256 ms). */
+	read_for(fd, data, size, 600);
+	T_CHECK(close(fd) == 0, "close");
 	T_CHECK(t_kernel_holds_stream(path, size, 11), "the kernel's file");
 	free(data);
+}
+
+int main(int argc, char **argv)
+{
+	T_REQUIRE(argc >= 2, "usage: shared_size DIR [N]");
+	int n = argc > 2 ? atoi(argv[2]) : 200;
+	if (!t_under_splitfs() || getenv("SHARED_SIZE_RUN")) {
+		run(argv[1], n);
+		return t_result();
+	}
+	char *stats = strdup(t_path(argv[1], "stats"));
+	int st = t_run_self_stats(argv[1], "SHARED_SIZE_RUN", "1", stats);
+	T_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the run failed (status %#x)", st);
+	long refused = t_stat_event(stats, "lease_refused"), leases = t_stat_event(stats, "leases");
+	T_CHECK(refused >= 1, "no lease refused while the child held the file (statistics in %s)",
+		stats);
+	T_CHECK(leases >= 1, "no lease once the child had closed the file (%ld refused; %s)",
+		refused, stats);
+	free(stats);
 	return t_result();
 }
