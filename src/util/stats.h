@@ -45,6 +45,7 @@
 	X(relink_copy)                                                                             \
 	X(relink_bytes)                                                                            \
 	X(relink_ns)                                                                               \
+	X(relink_pieces)                                                                           \
 	X(relink_pieces_lowered)                                                                   \
 	X(staged_bytes)                                                                            \
 	X(staging_windows)                                                                         \
