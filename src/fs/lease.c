@@ -287,7 +287,7 @@ bool sfs_lease_try(struct sfs_inode *in, bool force)
 	/* Refused a moment ago (the file is open elsewhere): no try before
 	 * the backoff ends, and no lock taken to learn it. Every read of a
 	 * file another process holds open asks (the lock, its release and
-	 * the count were 200 of such a read's 650 instructions). */
+	 * the count were 200 of such a read's 805 instructions). */
 	if (!force &&
 	    sfs_coarse_ns() < atomic_load_explicit(&in->lease_retry_at, memory_order_relaxed))
 		return false;
