@@ -311,12 +311,14 @@ SPLITFS_MODE=sync strace -f -s 4096 -o "$ART/start-sync.strace" "$SFS_CLI" run -
 	sh -c "/bin/echo piped | cat >/dev/null; /bin/echo one >>\"$WORK/inherited\"; /bin/echo two >>\"$WORK/inherited\"; /bin/echo three | $TEE \"$WORK/named\" >/dev/null" \
 	>"$ART/start-sync.out" 2>&1 || { echo "FAIL: sh under SplitFS, sync mode"; rc=1; }
 # child_calls PROGRAM ARG FD: of the child started as PROGRAM ARG, its
-# calls on the root (.splitfs), its writes to FD, its syncs of FD.
+# calls on the root (.splitfs), its writes to FD, its syncs of FD. A call
+# another process's interrupts is printed in two lines, the first ending
+# "<unfinished ...>" after its arguments (echo and tee run side by side).
 child_calls() {
 	local pid
 	pid=$(grep -F "execve(\"$1\", [\"$1\", \"$2\"]" "$ART/start-sync.strace" | awk '{ print $1 }')
 	[ -n "$pid" ] || { echo "-1 -1 -1"; return; }
-	echo "$(grep -c "^$pid .*\.splitfs" "$ART/start-sync.strace") $(grep -cE "^$pid +write\($3," "$ART/start-sync.strace") $(grep -cE "^$pid +f(data)?sync\($3\)" "$ART/start-sync.strace")"
+	echo "$(grep -c "^$pid .*\.splitfs" "$ART/start-sync.strace") $(grep -cE "^$pid +write\($3," "$ART/start-sync.strace") $(grep -cE "^$pid +f(data)?sync\($3(\)| <unfinished)" "$ART/start-sync.strace")"
 }
 read -r root_calls writes syncs <<<"$(child_calls /bin/echo piped 1)"
 echo "  /bin/echo into a pipe: $root_calls calls on the root"
