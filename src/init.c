@@ -21,6 +21,7 @@
 #include "fs/logged.h"
 #include "fs/process.h"
 #include "fs/share.h"
+#include "interpose/stdio_out.h"
 #include "oplog/oplog.h"
 #include "oplog/libsys.h"
 #include "oplog/recover.h"
@@ -307,6 +308,7 @@ __attribute__((destructor)) static void splitfs_dtor(void)
 {
 	if (!sfs_live())
 		return;
+	sfs_stdio_exit(); /* before sfs_demote_fds forgets which files they are */
 	/* What is still staged goes to the kernel, as a plain write would have;
 	 * later writes (other destructors) go straight to the kernel. */
 	sfs_flush_all();

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "stdio_out.h"
 #include "wrap.h"
 
 /* glibc's fortified formatter (flag: _FORTIFY_SOURCE's level). */
@@ -19,9 +20,12 @@ int __vasprintf_chk(char **out, int flag, const char *fmt, va_list ap);
 int __vdprintf_chk(int fd, int flag, const char *fmt, va_list ap);
 int __dprintf_chk(int fd, int flag, const char *fmt, ...);
 
+/* Managed or pending, or (sync and strict modes) a file left to the kernel
+ * whose writes write() makes durable (SFS_FD_DSYNC). */
 static bool library_writes(int fd)
 {
-	return sfs_active() && fd >= 0 && sfs_fd_kind(fd) != SFS_FD_KIND_KERNEL;
+	return sfs_active() && fd >= 0 &&
+	       (sfs_fd_kind(fd) != SFS_FD_KIND_KERNEL || sfs_stdio_syncs(fd));
 }
 
 /* Writes the n bytes of text at fd as glibc's stream would: until all are

@@ -12,6 +12,7 @@
 #include "../fs/inode.h"
 #include "../fs/process.h"
 #include "../sys/statq.h"
+#include "stdio_out.h"
 #include "wrap.h"
 
 /* The open(2) flags of a stdio mode: what matters here is O_CREAT. */
@@ -112,11 +113,12 @@ static void settle(int fd)
 	}
 }
 
-/* A stream on a descriptor marked SFS_FD_DSYNC: its buffered data durable
- * once stdio has written it out. fp NULL: every stream. */
+/* A stream on a descriptor whose stdio writes are synced (stdio_out.h):
+ * its buffered data durable once stdio has written it out. fp NULL: every
+ * stream. */
 static int synced(FILE *fp, int r)
 {
-	if (r == 0 && fp && sfs_fd_is_dsync(fileno(fp)) && SFS_REAL(fdatasync)(fileno(fp)) != 0)
+	if (r == 0 && fp && sfs_stdio_syncs(fileno(fp)) && SFS_REAL(fdatasync)(fileno(fp)) != 0)
 		return EOF;
 	if (r == 0 && sfs_live()) {
 		settle(fp ? fileno(fp) : STDOUT_FILENO);
@@ -131,6 +133,12 @@ SFS_EXPORT int fflush(FILE *fp)
 	return synced(fp, SFS_REAL(fflush)(fp));
 }
 
+#undef fflush_unlocked
+SFS_EXPORT int fflush_unlocked(FILE *fp)
+{
+	return synced(fp, SFS_REAL(fflush_unlocked)(fp));
+}
+
 /* glibc closes the descriptor internally: the library's entry for that
  * number goes here (after the data is durable, for a marked one). */
 SFS_EXPORT int fclose(FILE *fp)
@@ -138,7 +146,7 @@ SFS_EXPORT int fclose(FILE *fp)
 	sfs_init();
 	int fd = fp ? fileno(fp) : -1;
 	int r = 0;
-	if (fd >= 0 && sfs_fd_is_dsync(fd))
+	if (fd >= 0 && sfs_stdio_syncs(fd))
 		r = synced(fp, SFS_REAL(fflush)(fp));
 	struct sfs_file *f = fd >= 0 && sfs_live() ? sfs_fd_remove(fd) : NULL;
 	int c = SFS_REAL(fclose)(fp);

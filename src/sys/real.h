@@ -132,6 +132,17 @@
 	X(int, mkstemps, (char *, int))                                                            \
 	X(int, mkostemps, (char *, int, int))                                                      \
 	X(int, fflush, (FILE *))                                                                   \
+	X(int, fflush_unlocked, (FILE *))                                                          \
+	X(size_t, fwrite, (const void *, size_t, size_t, FILE *))                                  \
+	X(size_t, fwrite_unlocked, (const void *, size_t, size_t, FILE *))                         \
+	X(int, fputs, (const char *, FILE *))                                                      \
+	X(int, fputs_unlocked, (const char *, FILE *))                                             \
+	X(int, puts, (const char *))                                                               \
+	X(int, fputc, (int, FILE *))                                                               \
+	X(int, fputc_unlocked, (int, FILE *))                                                      \
+	X(int, __overflow, (FILE *, int))                                                          \
+	X(int, vfprintf, (FILE *, const char *, va_list))                                          \
+	X(int, __vfprintf_chk, (FILE *, int, const char *, va_list))                               \
 	X(int, vdprintf, (int, const char *, va_list))                                             \
 	X(int, __vdprintf_chk, (int, int, const char *, va_list))                                  \
 	X(int, mkdir, (const char *, mode_t))                                                      \

@@ -21,8 +21,8 @@
 # file another process holds, its size asked again and again: no statx
 # per lseek. A sixth looks at sync mode's start: no call on the root in a
 # program that has nothing there, each write synced in one that inherits a
-# file there. A seventh counts the real functions a process looks up: none
-# in /bin/true.
+# file there; and stdio's writes there synced before each returns. A
+# seventh counts the real functions a process looks up: none in /bin/true.
 . "$(dirname "$0")/../lib.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 command -v strace >/dev/null 2>&1 || skip "strace not installed"
@@ -331,6 +331,44 @@ for w in "/bin/echo one 1" "/bin/echo two 1" "$TEE $WORK/named 3"; do
 done
 [ "$(cat "$WORK/inherited" 2>/dev/null)" = "$(printf 'one\ntwo')" ] && [ "$(cat "$WORK/named" 2>/dev/null)" = three ] ||
 	{ echo "FAIL: the sync-mode programs' files hold other bytes"; rc=1; }
+
+# stdio's writes in sync and strict modes (tests/c/stdio_sync): glibc's
+# internal write, unseen by the wrappers, to a file on the root (stdout
+# inherited, stderr onto a file of the process's, streams it opened, the
+# exit's flush of stdout) is followed by a sync of its descriptor before
+# the program's next marker (a getppid after each step) or its exit.
+# unsynced TRACE PID: PID's writes with no sync of their descriptor before
+# the next marker or exit_group (each on stderr), then how many writes.
+unsynced() {
+	awk -v pid="$2" '
+	$1 != pid { next }
+	{ c = $0; sub(/^[0-9]+ +/, "", c) }
+	c ~ /^write\([0-9]+,/ { fd = c; sub(/^write\(/, "", fd); sub(/,.*/, "", fd); open_[fd] = 1; n++; next }
+	c ~ /^f(data)?sync\([0-9]+[) ]/ { fd = c; sub(/^f(data)?sync\(/, "", fd); sub(/[) ].*/, "", fd); delete open_[fd]; next }
+	c ~ /^(getppid|exit_group)\(/ { sub(/\(.*/, "", c); for (fd in open_) print "  a write to " fd " not synced before its " c > "/dev/stderr"; split("", open_) }
+	END { print n + 0 }' "$1"
+}
+echo "== SplitFS, sync and strict modes: stdio's writes"
+mkdir -p "$WORK/stdio-kernel"
+"$SFS_TESTBIN/stdio_sync" "$WORK/stdio-kernel" >"$WORK/stdio-kernel/out" 2>"$ART/stdio-kernel.err" ||
+	{ echo "FAIL: stdio_sync natively"; cat "$ART/stdio-kernel.err"; rc=1; }
+for mode in sync strict; do
+	mkdir -p "$WORK/stdio-$mode"
+	SPLITFS_MODE=$mode strace -f -o "$ART/stdio-$mode.strace" "$SFS_CLI" run --root "$SFS_MNT" -- \
+		"$SFS_TESTBIN/stdio_sync" "$WORK/stdio-$mode" >"$WORK/stdio-$mode/out" 2>"$ART/stdio-$mode.err" ||
+		{ echo "FAIL: stdio_sync under SplitFS ($mode)"; cat "$ART/stdio-$mode.err"; rc=1; }
+	cmp -s "$WORK/stdio-kernel/out" "$WORK/stdio-$mode/out" ||
+		{ echo "FAIL: stdout of stdio_sync ($mode) differs from the native run's"; rc=1; }
+	pid=$(grep -F "execve(\"$SFS_TESTBIN/stdio_sync\"" "$ART/stdio-$mode.strace" | tail -1 | awk '{ print $1 }')
+	writes=$(unsynced "$ART/stdio-$mode.strace" "$pid" 2>"$ART/stdio-$mode.unsynced")
+	bad=$(wc -l <"$ART/stdio-$mode.unsynced")
+	echo "  $mode: $writes writes, $bad not synced before the call returned"
+	cat "$ART/stdio-$mode.unsynced"
+	# 3 of stdout before the exit, 2 of stderr, 4 unbuffered, 1 line, 4
+	# full buffers, 1 at exit: 15, and more where stdio splits one.
+	[ "$writes" -ge 15 ] && [ "$bad" = 0 ] ||
+		{ echo "FAIL: stdio's writes under $mode mode: $writes, $bad not synced"; rc=1; }
+done
 
 # The real functions a process looks up (src/sys/real.h): each at its
 # first use, so a program that calls none of them (/bin/true, whose POSIX

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Description: stdio's output in sync and strict modes. glibc writes a
+ * stream's bytes through its internal write, which no interposer sees;
+ * under a kernel mounted -o sync each of those writes is durable when it
+ * returns, and so must it be under the library. After each step this
+ * program makes one getppid() call, a marker: the strace suite checks that
+ * every write(2) the process made before a marker (or before its
+ * exit_group) is followed by an fsync or fdatasync of that descriptor
+ * first. The steps:
+ *   - stdout (a file the caller redirected it to: inherited, left to the
+ *     kernel): printf and puts into its buffer, a printf larger than the
+ *     buffer (written out inside the call), fflush; dprintf(1);
+ *   - stderr dup2'd onto a file this process opened (the library's):
+ *     fprintf and fputs, unbuffered (written at each call);
+ *   - an unbuffered stream (tee's): fputs, fputc, putc, fwrite;
+ *   - a line-buffered stream: text without a newline (no write), then a
+ *     newline (written);
+ *   - a fully buffered stream written with putc_unlocked, inline (glibc's
+ *     __overflow writes each full buffer), then fclose;
+ *   - stdout's last lines stay buffered: glibc writes them at exit.
+ * Natively and under the library, the files must hold what was written
+ * (the caller compares stdout's file with the native run's).
+ *   stdio_sync DIR */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdio_ext.h>
+#include <unistd.h>
+
+#include "helpers.h"
+
+#define BIG 20000 /* larger than a stream's buffer (4 KiB on a regular file) */
+
+static void marker(void)
+{
+	(void)getppid();
+}
+
+/* The file at path holds exactly want. */
+static void holds(const char *path, const char *want)
+{
+	unsigned char *got = NULL;
+	long n = t_read_kernel(path, &got);
+	size_t len = strlen(want);
+	T_CHECK(n == (long)len && memcmp(got, want, len) == 0, "%s: %ld bytes, want %zu", path, n,
+		len);
+	free(got);
+}
+
+static FILE *stream(const char *dir, const char *name, int mode)
+{
+	FILE *s = fopen(t_path(dir, name), "w");
+	T_REQUIRE(s != NULL, "fopen %s", name);
+	T_REQUIRE(setvbuf(s, NULL, mode, 0) == 0 || mode == _IOFBF, "setvbuf %s", name);
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	T_REQUIRE(argc >= 2, "usage: stdio_sync DIR");
+	const char *dir = argv[1];
+	static char big[BIG + 1];
+	for (int i = 0; i < BIG; i++)
+		big[i] = (char)('a' + i % 26);
+
+	/* stdout, inherited. */
+	printf("stdout %d\n", 1);
+	puts("stdout 2");
+	marker();
+	printf("%s\n", big);
+	marker();
+	T_REQUIRE(fflush(stdout) == 0, "fflush(stdout)");
+	marker();
+	dprintf(1, "dprintf %d\n", 3);
+	marker();
+
+	/* stderr onto a file this process opened. */
+	int saved = dup(2);
+	int efd = open(t_path(dir, "err"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	T_REQUIRE(saved >= 0 && efd >= 0 && dup2(efd, 2) == 2, "stderr onto err");
+	close(efd);
+	fprintf(stderr, "err %d\n", 1);
+	marker();
+	fputs("err 2\n", stderr);
+	marker();
+	T_REQUIRE(dup2(saved, 2) == 2, "stderr back");
+	close(saved);
+	holds(t_path(dir, "err"), "err 1\nerr 2\n");
+
+	/* An unbuffered stream. */
+	FILE *u = stream(dir, "unbuffered", _IONBF);
+	fputs("one\n", u);
+	marker();
+	fputc('2', u);
+	marker();
+	putc('\n', u);
+	marker();
+	T_CHECK(fwrite("three\n", 6, 1, u) == 1, "fwrite");
+	marker();
+	T_CHECK(fclose(u) == 0, "fclose unbuffered");
+	holds(t_path(dir, "unbuffered"), "one\n2\nthree\n");
+
+	/* A line-buffered stream. */
+	FILE *l = stream(dir, "lines", _IOLBF);
+	fprintf(l, "no newline yet");
+	T_CHECK(__fpending(l) == 14, "a line's start stays buffered: %zu", __fpending(l));
+	marker();
+	fprintf(l, ", now one\n");
+	marker();
+	T_CHECK(fclose(l) == 0, "fclose lines");
+	holds(t_path(dir, "lines"), "no newline yet, now one\n");
+
+	/* Inline putc_unlocked: glibc's __overflow writes each full buffer. */
+	FILE *b = stream(dir, "inline", _IOFBF);
+	for (int i = 0; i < BIG; i++)
+		putc_unlocked(big[i], b);
+	marker();
+	T_CHECK(fclose(b) == 0, "fclose inline");
+	marker();
+	holds(t_path(dir, "inline"), big);
+
+	/* Buffered at exit. */
+	printf("stdout %d\n", 4);
+	fputs("stdout 5\n", stdout);
+	return t_result();
+}
