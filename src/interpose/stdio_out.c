@@ -222,16 +222,21 @@ SFS_EXPORT int __overflow(FILE *fp, int c)
 	return OUT(fp, false, c == EOF ? 0 : 1, SFS_REAL(__overflow)(fp, c), EOF);
 }
 
+/* glibc's formatter: the fortified one for flag >= 0 (its level). */
+static int real_format(FILE *fp, int flag, const char *fmt, va_list ap)
+{
+	return flag >= 0 ? SFS_REAL(__vfprintf_chk)(fp, flag, fmt, ap) :
+			   SFS_REAL(vfprintf)(fp, fmt, ap);
+}
+
 /* The formatters: what a call added is its result (a failed call is
  * synced whatever it sent). */
 static int format(FILE *fp, int flag, const char *fmt, va_list ap)
 {
 	struct out o;
-	bool chk = flag >= 0;
 	if (sfs_likely(!out_begin(fp, &o, true)))
-		return chk ? SFS_REAL(__vfprintf_chk)(fp, flag, fmt, ap) :
-			     SFS_REAL(vfprintf)(fp, fmt, ap);
-	int r = chk ? SFS_REAL(__vfprintf_chk)(fp, flag, fmt, ap) : SFS_REAL(vfprintf)(fp, fmt, ap);
+		return real_format(fp, flag, fmt, ap);
+	int r = real_format(fp, flag, fmt, ap);
 	return (int)out_end(&o, r >= 0 ? (size_t)r : SIZE_MAX, r, -1);
 }
 
@@ -295,35 +300,39 @@ SFS_EXPORT int __printf_chk(int flag, const char *fmt, ...)
 	return r;
 }
 
-/* The descriptors to sync at exit: the held ones, and stdout's and
- * stderr's where they buffer bytes now (an inline putchar_unlocked's). */
-static bool to_sync(int fd)
+/* Whether a wrapped call left bytes of fd's stream buffered (hold). */
+static bool held_by(int fd)
 {
-	if (fd < HELD_FDS &&
-	    (atomic_load_explicit(&held[fd / 64], memory_order_relaxed) >> (fd % 64) & 1))
-		return true;
-	return (fd >= HELD_FDS && atomic_load_explicit(&held_far, memory_order_relaxed)) ||
-	       (stdout && fd == fileno_unlocked(stdout) && __fpending(stdout) > 0) ||
-	       (stderr && fd == fileno_unlocked(stderr) && __fpending(stderr) > 0);
+	if (fd >= HELD_FDS)
+		return atomic_load_explicit(&held_far, memory_order_relaxed);
+	return atomic_load_explicit(&held[fd / 64], memory_order_relaxed) >> (fd % 64) & 1;
+}
+
+/* stdout's or stderr's bytes an inline putchar_unlocked buffered, which
+ * no wrapper saw: held too. */
+static void hold_pending(FILE *fp)
+{
+	int fd = fp ? fileno_unlocked(fp) : -1;
+	if (fd >= 0 && __fpending(fp) > 0)
+		hold(fd);
 }
 
 void sfs_stdio_exit(void)
 {
 	if (!sfs_metasync_on())
 		return;
-	int limit = sfs_fd_limit();
 	int saved = errno;
-	bool want[HELD_FDS] = {false};
-	bool any = false;
-	for (int fd = 0; fd < limit && fd < HELD_FDS; fd++)
-		any |= want[fd] = to_sync(fd);
-	if (!any && !atomic_load_explicit(&held_far, memory_order_relaxed)) {
-		errno = saved;
-		return;
+	hold_pending(stdout);
+	hold_pending(stderr);
+	bool any = atomic_load_explicit(&held_far, memory_order_relaxed);
+	for (int w = 0; w < HELD_FDS / 64 && !any; w++)
+		any = atomic_load_explicit(&held[w], memory_order_relaxed) != 0;
+	if (any) {
+		SFS_REAL(fflush)(NULL); /* glibc's _IO_cleanup, ahead of time */
+		int limit = sfs_fd_limit();
+		for (int fd = 0; fd < limit; fd++)
+			if (held_by(fd) && sfs_stdio_syncs(fd))
+				(void)SFS_REAL(fdatasync)(fd);
 	}
-	SFS_REAL(fflush)(NULL); /* glibc's _IO_cleanup, ahead of time */
-	for (int fd = 0; fd < limit; fd++)
-		if ((fd < HELD_FDS ? want[fd] : true) && sfs_stdio_syncs(fd))
-			(void)SFS_REAL(fdatasync)(fd);
 	errno = saved;
 }
