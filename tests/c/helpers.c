@@ -18,6 +18,17 @@ bool t_under_splitfs(void)
 	return dlsym(RTLD_DEFAULT, "splitfs_version") != NULL;
 }
 
+int t_scaled(int n, int least)
+{
+	const char *s = getenv("SFS_TEST_SCALE");
+	char *end = NULL;
+	double f = s ? strtod(s, &end) : 1.0;
+	T_REQUIRE(!s || (end != s && *end == '\0' && f > 0.0 && f <= 1.0),
+		  "SFS_TEST_SCALE=%s: want a factor in (0, 1]", s);
+	int k = (int)(n * f + 0.5);
+	return k < least ? least : k;
+}
+
 #ifndef STATX_ATTR_DAX
 #define STATX_ATTR_DAX 0x00200000
 #endif

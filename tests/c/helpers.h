@@ -43,6 +43,10 @@ bool t_under_splitfs(void);
 /* Whether the kernel serves path with DAX (statx's STATX_ATTR_DAX). */
 bool t_on_dax(const char *path);
 
+/* n scaled by SFS_TEST_SCALE (a factor in (0, 1], default 1: the lab's
+ * emulated CPU runs the long tests smaller), never below least. */
+int t_scaled(int n, int least);
+
 /* dir/name into a static buffer (one at a time per call site). */
 char *t_path(const char *dir, const char *name);
 

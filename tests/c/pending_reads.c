@@ -143,7 +143,7 @@ static void *read_share(void *arg)
 
 static void threads_share(const char *dir)
 {
-	for (int round = 0; round < 20; round++) {
+	for (int round = 0, n = t_scaled(20, 5); round < n; round++) { /* SFS_TEST_SCALE */
 		/* A new file each round: a file read before has an inode now. */
 		char name[32];
 		snprintf(name, sizeof(name), "shared.%d", round);
@@ -173,7 +173,7 @@ static void threads_share(const char *dir)
 
 #define OWN_THREADS 6
 #define OWN_BLOCKS 4
-#define OWN_ROUNDS 3000
+static int own_rounds; /* 3000, SFS_TEST_SCALE scales it */
 
 struct own {
 	char *path;
@@ -186,7 +186,7 @@ static void *read_own(void *arg)
 {
 	struct own *o = arg;
 	unsigned char b[BLOCK];
-	for (int r = 0; r < OWN_ROUNDS; r++) {
+	for (int r = 0; r < own_rounds; r++) {
 		int fd = open(o->path, O_RDONLY);
 		int i = r % OWN_BLOCKS;
 		if (fd < 0 || pread(fd, b, BLOCK, (off_t)i * BLOCK) != BLOCK ||
@@ -265,7 +265,7 @@ static void own_files(const char *dir)
 		T_CHECK(!o[k].bad,
 			"thread %d: %d of %d open, read or close calls failed or read "
 			"another file's bytes",
-			k, o[k].bad, OWN_ROUNDS);
+			k, o[k].bad, own_rounds);
 	T_CHECK(!g.bad, "%d descriptors past the table went wrong", g.bad);
 	for (int k = 0; k < OWN_THREADS; k++)
 		free(o[k].path);
@@ -277,7 +277,7 @@ static void own_files(const char *dir)
 #define HELD_THREADS 4
 #define HELD_FILES 150 /* each thread's */
 #define HELD_READS (SFS_TEST_PENDING_OPS + 4)
-#define HELD_PROCS 6
+#define HELD_PROCS 6 /* SFS_TEST_SCALE scales them */
 
 struct held {
 	const char *dir;
@@ -372,8 +372,8 @@ static void held_files(const char *dir)
 	int wst = t_run_self(dir, make, NULL);
 	T_REQUIRE(WIFEXITED(wst) && WEXITSTATUS(wst) == 0, "the process that writes the files");
 	char *stats = strdup(t_path(dir, "held.stats"));
-	int unmanaged = 0;
-	for (int p = 0; p < HELD_PROCS; p++) {
+	int unmanaged = 0, procs = t_scaled(HELD_PROCS, 2);
+	for (int p = 0; p < procs; p++) {
 		int st = t_run_self_stats(dir, "PENDING_READS_HELD", "1", stats);
 		T_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
 			"process %d: the readers failed (%#x)", p, st);
@@ -385,7 +385,7 @@ static void held_files(const char *dir)
 	T_CHECK(unmanaged == 0,
 		"%d of %d descriptors read %d times were never managed: a count of their "
 		"kernel reads was lost",
-		unmanaged, HELD_PROCS * HELD_THREADS * HELD_FILES, HELD_READS);
+		unmanaged, procs * HELD_THREADS * HELD_FILES, HELD_READS);
 	free(stats);
 }
 
@@ -400,6 +400,7 @@ int main(int argc, char **argv)
 			held_child(argv[1]);
 		return t_result();
 	}
+	own_rounds = t_scaled(3000, 300);
 	one_reader(argv[1]);
 	reader_then_writer(argv[1]);
 	threads_share(argv[1]);

@@ -21,14 +21,14 @@
 
 /* The background thread evicts 50 ms after a close: about twenty times in a
  * run, each time most likely between a close and the next open. */
-#define ROUNDS 2000
-#define WRITES 20 /* more than the library's ops before a POSIX-mode lease */
+static int nrounds; /* 2000, SFS_TEST_SCALE scales it */
+#define WRITES 20   /* more than the library's ops before a POSIX-mode lease */
 #define RECLEN 64
 
 static void rounds(const char *path)
 {
 	unsigned char buf[RECLEN];
-	for (int r = 0; r < ROUNDS; r++) {
+	for (int r = 0; r < nrounds; r++) {
 		int fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
 		T_REQUIRE(fd >= 0, "open round %d", r);
 		for (int w = 0; w < WRITES; w++) {
@@ -44,7 +44,7 @@ static void check_contents(const char *path)
 {
 	unsigned char *got = NULL;
 	long n = t_read_kernel(path, &got);
-	long want = (long)ROUNDS * WRITES * RECLEN;
+	long want = (long)nrounds * WRITES * RECLEN;
 	T_REQUIRE(n == want, "file size %ld, want %ld", n, want);
 	unsigned char *exp = malloc((size_t)want);
 	T_REQUIRE(exp, "malloc");
@@ -58,6 +58,7 @@ int main(int argc, char **argv)
 {
 	T_REQUIRE(argc == 2, "usage: reopen_lease DIR");
 	const char *dir = argv[1];
+	nrounds = t_scaled(2000, 200);
 	char *path = t_path(dir, "f");
 	if (getenv("REOPEN_LEASE_CHILD")) { /* the run with the slow close */
 		rounds(path);
@@ -84,7 +85,7 @@ int main(int argc, char **argv)
 	T_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the child failed (status %#x)", st);
 	check_contents(path);
 	long leases = t_stat_event(stats, "leases"), refused = t_stat_event(stats, "lease_refused");
-	T_CHECK(leases >= ROUNDS, "%ld leases for %d opens (statistics in %s)", leases, ROUNDS,
+	T_CHECK(leases >= nrounds, "%ld leases for %d opens (statistics in %s)", leases, nrounds,
 		stats);
 	T_CHECK(refused <= 0, "%ld leases refused (statistics in %s)", refused, stats);
 	free(stats);

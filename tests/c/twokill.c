@@ -25,7 +25,6 @@
 
 #define A_RECORDS 3000
 #define B_RECORDS 400000 /* more than it can write before the kill */
-#define ROUNDS 9
 
 static atomic_long *acked; /* [1], [2]: writes returned, per writer */
 
@@ -148,7 +147,8 @@ int main(int argc, char **argv)
 		     -1, 0);
 	T_REQUIRE(acked != MAP_FAILED, "mmap");
 	srand((unsigned)getpid());
-	for (int r = 0; r < ROUNDS; r++)
+	/* Nine rounds, three of each kind (SFS_TEST_SCALE scales them). */
+	for (int r = 0, n = t_scaled(9, 3); r < n; r++)
 		round_of(argv[1], r);
 	return t_result();
 }

@@ -28,7 +28,6 @@
 #define BLOCK 4096
 #define WORDS (BLOCK / 8)
 #define BLOCKS 64
-#define ROUNDS 6
 
 struct shared {
 	atomic_int stop;
@@ -215,7 +214,7 @@ int main(int argc, char **argv)
 	/* Nobody may wait for the killed writer for ever. */
 	signal(SIGALRM, hung);
 	alarm(120);
-	for (int r = 0; r < ROUNDS; r++)
+	for (int r = 0, n = t_scaled(6, 2); r < n; r++) /* SFS_TEST_SCALE scales them */
 		round_of(argv[1], r);
 	return t_result();
 }

@@ -14,7 +14,7 @@
 #include "helpers.h"
 #include "records.h"
 
-#define NREC 3000
+static uint64_t nrec; /* each writer's: 3000, SFS_TEST_SCALE scales it */
 
 extern char **environ;
 
@@ -23,7 +23,7 @@ static int append_records(const char *path, uint32_t writer)
 	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
 	if (fd < 0)
 		return 1;
-	for (uint64_t i = 0; i < NREC; i++) {
+	for (uint64_t i = 0; i < nrec; i++) {
 		struct rec r;
 		rec_make(&r, writer, i);
 		if (write(fd, &r, sizeof(r)) != (ssize_t)sizeof(r))
@@ -36,15 +36,17 @@ static int append_records(const char *path, uint32_t writer)
 
 static void verify(const char *what, const unsigned char *data, long size)
 {
-	T_CHECK(size == 2L * NREC * 64, "%s: size %ld want %ld", what, size, 2L * NREC * 64);
+	T_CHECK(size == 2L * (long)nrec * 64, "%s: size %ld want %ld", what, size,
+		2L * (long)nrec * 64);
 	long bad, missing;
-	rec_count_two(data, size, NREC, &bad, &missing);
+	rec_count_two(data, size, nrec, &bad, &missing);
 	T_CHECK(bad == 0 && missing == 0, "%s: %ld bad or out-of-order records, %ld missing", what,
 		bad, missing);
 }
 
 int main(int argc, char **argv)
 {
+	nrec = (uint64_t)t_scaled(3000, 300);
 	if (argc > 2 && strcmp(argv[1], "--writer") == 0)
 		return append_records(argv[2], 1);
 	const char *dir = argc > 1 ? argv[1] : ".";
