@@ -10,6 +10,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <stdatomic.h>
 #include <sys/stat.h>
@@ -40,6 +41,9 @@ static struct {
 	const char *(*errormsg)(void);
 } P;
 static bool loaded, load_tried;
+/* Set, under load_lock, by close_at_exit: libpmem2's destructor (which frees
+ * its table of maps) may run from now on, so no map is made or deleted. */
+static bool closed;
 /* Held while libpmem2 is loaded and while a map is made with it, and across
  * fork (sfs_pmem_atfork_*): a fork in the middle of dlopen handed the child
  * a half-relocated libpmem2 (seen in the lab: the child's own dlopen failed
@@ -77,6 +81,18 @@ bool sfs_pmem_file_is_dax(int fd)
 	return dax;
 }
 
+/* Seen in the lab: a process returned from main while the staging
+ * thread learnt the primitives (sfs_pmem_learn), and pmem2_map_new or
+ * pmem2_map_delete ran on after libpmem2's destructor: SIGSEGV at exit
+ * (tests/c/exit_learning.c). Waits for a map in flight; later ones fail
+ * (-ECANCELED) and unmaps leave the mapping to the process's end. */
+static void close_at_exit(void)
+{
+	sfs_mutex_lock(&load_lock);
+	closed = true;
+	sfs_mutex_unlock(&load_lock);
+}
+
 static void load(void)
 {
 	void *h = dlopen("libpmem2.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -112,6 +128,11 @@ static void load(void)
 		}
 	}
 	loaded = true;
+	/* exit runs the atexit handlers in reverse order of registration, and
+	 * libpmem2's destructor from _dl_fini, which ld.so registered before
+	 * main: this one, registered later, runs first. (A load before main,
+	 * in another library's constructor, would register too early.) */
+	atexit(close_at_exit);
 }
 
 /* One libpmem2 map, made on a thread of its own (map_isolated). */
@@ -189,10 +210,10 @@ int sfs_pmem_map(int fd, size_t len, struct sfs_pmem_map *m)
 		load();
 	}
 	struct map_job j = {.fd = fd, .len = len};
-	int rc = loaded ? map_isolated(&j) : -ENOTSUP;
+	int rc = closed ? -ECANCELED : loaded ? map_isolated(&j) : -ENOTSUP;
 	sfs_mutex_unlock(&load_lock);
-	if (!loaded)
-		return -ENOTSUP;
+	if (!loaded || rc == -ECANCELED)
+		return rc == -ECANCELED ? rc : -ENOTSUP;
 	if (rc) {
 		static atomic_bool told;
 		if (!atomic_exchange(&told, true))
@@ -270,6 +291,8 @@ bool sfs_pmem_learn(int fd)
 	/* libpmem2 hands out its primitives for a map of its own: one page. */
 	struct sfs_pmem_map m;
 	int rc = sfs_pmem_map(fd, 4096, &m);
+	if (rc == -ECANCELED) /* the process exits */
+		return false;
 	if (rc) {
 		atomic_store(&gave_up, true); /* reported by sfs_pmem_map */
 		return false;
@@ -305,7 +328,10 @@ void sfs_pmem_unmap(struct sfs_pmem_map *m)
 	if (!m->addr)
 		return;
 	struct pmem2_map *map = m->map;
-	P.map_delete(&map);
+	sfs_mutex_lock(&load_lock);
+	if (!closed)
+		P.map_delete(&map);
+	sfs_mutex_unlock(&load_lock);
 	m->addr = NULL;
 	m->map = NULL;
 }

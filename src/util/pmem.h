@@ -27,7 +27,8 @@ struct sfs_pmem_map {
 /* Maps the first len bytes of fd (which must already be that long and
  * allocated) with MAP_SYNC through libpmem2, requiring cache-line (or byte)
  * store granularity: 0, or -ENOTSUP when fd is not DAX or libpmem2 cannot be
- * loaded (the reason is reported once), or another -errno. */
+ * loaded (the reason is reported once), -ECANCELED once the process exits
+ * (libpmem2's destructor may have run), or another -errno. */
 int sfs_pmem_map(int fd, size_t len, struct sfs_pmem_map *m);
 
 /* Copies the vector to off with non-temporal stores or flushes, then one
@@ -74,7 +75,7 @@ void *sfs_pmem_copy_nodrain(void *dst, const void *src, size_t n);
 void sfs_pmem_drain(void);
 
 /* Unmaps (the mapping is the process's own; a forked child calls it on
- * its inherited copy). */
+ * its inherited copy); once the process exits, leaves it to the end. */
 void sfs_pmem_unmap(struct sfs_pmem_map *m);
 
 #endif
