@@ -13,11 +13,11 @@
  * glibc's _IO_cleanup, after every destructor: sfs_stdio_exit writes it out
  * and syncs it first. In POSIX mode each wrapper costs two loads.
  *
- * Not covered: the wide-character functions (fputwc, fwprintf, ...), the
- * error reporters that write to stderr inside glibc (perror, error, err,
- * warn), and a stream's bytes written by an inline putc_unlocked that never
- * filled the buffer, into a stream other than stdout or stderr, flushed at
- * exit. */
+ * glibc's error reporters (perror, err, warn, error): stdio_err.c.
+ *
+ * Not covered: the wide-character functions (fputwc, fwprintf, ...), and a
+ * stream's bytes written by an inline putc_unlocked that never filled the
+ * buffer, into a stream other than stdout or stderr, flushed at exit. */
 #define _GNU_SOURCE
 #include "stdio_out.h"
 
@@ -298,6 +298,14 @@ SFS_EXPORT int __printf_chk(int flag, const char *fmt, ...)
 	int r = format(stdout, flag < 0 ? 0 : flag, fmt, ap);
 	va_end(ap);
 	return r;
+}
+
+void sfs_stdio_sent(FILE *fp)
+{
+	struct out o;
+	if (sfs_likely(!out_begin(fp, &o, true)))
+		return;
+	(void)out_end(&o, SIZE_MAX, 0, 0); /* nobody to tell of a failed sync */
 }
 
 /* Whether a wrapped call left bytes of fd's stream buffered (hold). */

@@ -145,6 +145,11 @@
 	X(int, __vfprintf_chk, (FILE *, int, const char *, va_list))                               \
 	X(int, vdprintf, (int, const char *, va_list))                                             \
 	X(int, __vdprintf_chk, (int, int, const char *, va_list))                                  \
+	X(void, perror, (const char *))                                                            \
+	X(void, vwarn, (const char *, va_list))                                                    \
+	X(void, vwarnx, (const char *, va_list))                                                   \
+	X(void, error, (int, int, const char *, ...))                                              \
+	X(void, error_at_line, (int, int, const char *, unsigned, const char *, ...))              \
 	X(int, mkdir, (const char *, mode_t))                                                      \
 	X(int, mkdirat, (int, const char *, mode_t))                                               \
 	X(int, rmdir, (const char *))                                                              \

@@ -11,17 +11,23 @@
  *     kernel): printf and puts into its buffer, a printf larger than the
  *     buffer (written out inside the call), fflush; dprintf(1);
  *   - stderr dup2'd onto a file this process opened (the library's):
- *     fprintf and fputs, unbuffered (written at each call);
+ *     fprintf and fputs, unbuffered (written at each call); glibc's error
+ *     reporters perror, warn, warnx, error (which writes out stdout's
+ *     buffer first) and error_at_line;
  *   - an unbuffered stream (tee's): fputs, fputc, putc, fwrite;
  *   - a line-buffered stream: text without a newline (no write), then a
  *     newline (written);
  *   - a fully buffered stream written with putc_unlocked, inline (glibc's
  *     __overflow writes each full buffer), then fclose;
- *   - stdout's last lines stay buffered: glibc writes them at exit.
+ *   - stdout's last lines stay buffered: glibc writes them at exit;
+ *   - errx onto another file of its own: the message, then exit.
  * Natively and under the library, the files must hold what was written
  * (the caller compares stdout's file with the native run's).
  *   stdio_sync DIR */
 #define _GNU_SOURCE
+#include <err.h>
+#include <errno.h>
+#include <error.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdio_ext.h>
@@ -83,9 +89,29 @@ int main(int argc, char **argv)
 	marker();
 	fputs("err 2\n", stderr);
 	marker();
+	errno = ENOENT;
+	perror("perror");
+	marker();
+	errno = EACCES;
+	warn("warn %d", 3);
+	marker();
+	warnx("warnx %d", 4);
+	marker();
+	printf("stdout before error\n"); /* buffered: error writes it out */
+	error(0, 0, "error %d", 5);
+	marker();
+	error_at_line(0, EINVAL, "file.c", 6, "error_at_line %d", 6);
+	marker();
 	T_REQUIRE(dup2(saved, 2) == 2, "stderr back");
 	close(saved);
-	holds(t_path(dir, "err"), "err 1\nerr 2\n");
+	static char want[1024];
+	snprintf(want, sizeof(want),
+		 "err 1\nerr 2\nperror: %s\n%s: warn 3: %s\n%s: warnx 4\n%s: error 5\n"
+		 "%s:file.c:6: error_at_line 6: %s\n",
+		 strerror(ENOENT), program_invocation_short_name, strerror(EACCES),
+		 program_invocation_short_name, program_invocation_name, program_invocation_name,
+		 strerror(EINVAL));
+	holds(t_path(dir, "err"), want);
 
 	/* An unbuffered stream. */
 	FILE *u = stream(dir, "unbuffered", _IONBF);
@@ -122,5 +148,9 @@ int main(int argc, char **argv)
 	/* Buffered at exit. */
 	printf("stdout %d\n", 4);
 	fputs("stdout 5\n", stdout);
-	return t_result();
+	/* errx's message onto a file of its own, then exit with the result. */
+	int r = t_result();
+	int xfd = open(t_path(dir, "errx"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	T_REQUIRE(xfd >= 0 && dup2(xfd, 2) == 2, "stderr onto errx");
+	errx(r, "errx %d", 7);
 }
