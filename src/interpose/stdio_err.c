@@ -102,22 +102,33 @@ SFS_EXPORT void errx(int status, const char *fmt, ...)
 	verrx(status, fmt, ap);
 }
 
-/* error and error_at_line write out stdout first, with glibc's internal
- * fflush: done here with the wrapped one, which syncs it. */
-SFS_EXPORT void error(int status, int errnum, const char *fmt, ...)
+/* error and error_at_line: the message formatted here, glibc's own
+ * printing it (error_at_line's form when at_line), stderr
+ * synced, then the exit for a status. glibc writes out stdout first with
+ * its internal fflush: done here with the wrapped one, which syncs it. */
+static void report(int status, int errnum, bool at_line, const char *file, unsigned line,
+		   const char *fmt, va_list ap)
 {
 	char buf[1024], *big;
-	va_list ap;
-	va_start(ap, fmt);
 	const char *msg = message(buf, sizeof(buf), &big, fmt, ap);
-	va_end(ap);
 	if (sfs_metasync_on())
 		fflush(stdout);
-	SFS_REAL(error)(0, errnum, "%s", msg);
+	if (at_line)
+		SFS_REAL(error_at_line)(0, errnum, file, line, "%s", msg);
+	else
+		SFS_REAL(error)(0, errnum, "%s", msg);
 	free(big);
 	sfs_stdio_sent(stderr);
 	if (status)
 		exit(status);
+}
+
+SFS_EXPORT void error(int status, int errnum, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	report(status, errnum, false, NULL, 0, fmt, ap);
+	va_end(ap);
 }
 
 /* error_one_per_line: glibc's error_at_line prints nothing, and does not
@@ -138,16 +149,8 @@ SFS_EXPORT void error_at_line(int status, int errnum, const char *file, unsigned
 		if (same)
 			return;
 	}
-	char buf[1024], *big;
 	va_list ap;
 	va_start(ap, fmt);
-	const char *msg = message(buf, sizeof(buf), &big, fmt, ap);
+	report(status, errnum, true, file, line, fmt, ap);
 	va_end(ap);
-	if (sfs_metasync_on())
-		fflush(stdout);
-	SFS_REAL(error_at_line)(0, errnum, file, line, "%s", msg);
-	free(big);
-	sfs_stdio_sent(stderr);
-	if (status)
-		exit(status);
 }

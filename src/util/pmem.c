@@ -212,8 +212,10 @@ int sfs_pmem_map(int fd, size_t len, struct sfs_pmem_map *m)
 	struct map_job j = {.fd = fd, .len = len};
 	int rc = closed ? -ECANCELED : loaded ? map_isolated(&j) : -ENOTSUP;
 	sfs_mutex_unlock(&load_lock);
-	if (!loaded || rc == -ECANCELED)
-		return rc == -ECANCELED ? rc : -ENOTSUP;
+	if (rc == -ECANCELED)
+		return rc;
+	if (!loaded)
+		return -ENOTSUP;
 	if (rc) {
 		static atomic_bool told;
 		if (!atomic_exchange(&told, true))
