@@ -18,7 +18,9 @@
 #
 # Knobs: FSX_SEEDS (default "1 2 3"), FSX_OPS (operations per nomap/full run,
 # default 100000), FSX_FULL_OPS (operations of the mapheavy runs, default
-# 20000), FSX_BIG_OPS (operations of the big runs, default 20000). Artifacts
+# 20000), FSX_BIG_OPS (operations of the big runs, default 20000), FSX_JOBS
+# (runs at once, default one per CPU: each fsx is one process on its own
+# file; the rows print in the order above whichever ends first). Artifacts
 # (.fsxgood/.fsxbad, per-run logs) go to $SFS_TEST_OUT/fsx/ (default
 # tests/output/fsx/).
 . "$(dirname "$0")/../lib.sh"
@@ -35,11 +37,12 @@ ART=${SFS_TEST_OUT:-$ROOT/tests/output}/fsx
 rm -rf "$ART"
 mkdir -p "$ART"
 first=${SEEDS%% *}
+JOBS=${FSX_JOBS:-$(nproc)}
+[[ $JOBS =~ ^[1-9][0-9]*$ ]] || die "FSX_JOBS=$JOBS: want a number of runs at once (>= 1)"
 
-rc=0
-nruns=0
-printf '%-24s %-8s %6s %8s %8s  %s\n' run seed ops seconds result library
 # run_fsx NAME HOW CONFIG OPS SEED [VAR=VALUE...]; HOW is splitfs or kernel.
+# Prints the run's row (and on failure the tail of its log); its exit status
+# is the run's.
 run_fsx() {
 	local name=$1 how=$2 cfg=$3 ops=$4 seed=$5
 	shift 5
@@ -74,39 +77,54 @@ run_fsx() {
 		fi
 	fi
 	printf '%-24s %-8s %6s %8s %8s  %s\n' "$name" "$seed" "$ops" "$secs" "$result" "$lib"
-	nruns=$((nruns + 1))
-	if [ "$result" != ok ]; then
-		rc=1
-		echo "---- tail of $log (artifacts in $art) ----"
-		tail -n 60 "$log" | sed 's/^/    /'
-		echo "----"
-	fi
 	rm -f "$file"
+	[ "$result" = ok ] && return 0
+	echo "---- tail of $log (artifacts in $art) ----"
+	tail -n 60 "$log" | sed 's/^/    /'
+	echo "----"
+	return 1
+}
+
+# start NAME ...: run_fsx in the background once fewer than $JOBS run; its
+# report goes to $ART/NAME.row, its failure to $ART/NAME.failed.
+names=()
+trap 'kill $(jobs -p) 2>/dev/null; exit 143' TERM INT
+start() {
+	while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
+	names+=("$1")
+	{ run_fsx "$@" >"$ART/$1.row" || : >"$ART/$1.failed"; } &
 }
 
 for seed in $SEEDS; do
-	run_fsx "nomap-s$seed" splitfs nomap "$OPS" "$seed"
-	run_fsx "full-s$seed" splitfs full "$OPS" "$seed"
+	start "nomap-s$seed" splitfs nomap "$OPS" "$seed"
+	start "full-s$seed" splitfs full "$OPS" "$seed"
 done
 for relink in exchange copy clone; do
-	run_fsx "nomap-s$first-$relink" splitfs nomap "$OPS" "$first" SPLITFS_RELINK=$relink
-	run_fsx "full-s$first-$relink" splitfs full "$OPS" "$first" SPLITFS_RELINK=$relink
+	start "nomap-s$first-$relink" splitfs nomap "$OPS" "$first" SPLITFS_RELINK=$relink
+	start "full-s$first-$relink" splitfs full "$OPS" "$first" SPLITFS_RELINK=$relink
 done
-run_fsx "nomap-s$first-tiny" splitfs nomap "$OPS" "$first" \
+start "nomap-s$first-tiny" splitfs nomap "$OPS" "$first" \
 	SPLITFS_MAP_SIZE=16K SPLITFS_STAGING_SIZE=64K SPLITFS_STAGING_FILES=1
 # The other consistency modes (sync, strict: every write through the log).
 for m in $MODES; do
 	[ "$m" = posix ] && continue
-	run_fsx "nomap-s$first-$m" splitfs nomap "$OPS" "$first" SPLITFS_MODE=$m
-	run_fsx "full-s$first-$m" splitfs full "$OPS" "$first" SPLITFS_MODE=$m
-	run_fsx "big-s$first-$m" splitfs big "$BIG_OPS" "$first" SPLITFS_MODE=$m
+	start "nomap-s$first-$m" splitfs nomap "$OPS" "$first" SPLITFS_MODE=$m
+	start "full-s$first-$m" splitfs full "$OPS" "$first" SPLITFS_MODE=$m
+	start "big-s$first-$m" splitfs big "$BIG_OPS" "$first" SPLITFS_MODE=$m
 done
-run_fsx "big-s$first" splitfs big "$BIG_OPS" "$first"
-run_fsx "mapheavy-s$first" splitfs mapheavy "$FULL_OPS" "$first"
-run_fsx "native-nomap-s$first" kernel nomap "$OPS" "$first"
-run_fsx "native-big-s$first" kernel big "$BIG_OPS" "$first"
-run_fsx "native-full-s$first" kernel full "$OPS" "$first"
-run_fsx "native-mapheavy-s$first" kernel mapheavy "$FULL_OPS" "$first"
+start "big-s$first" splitfs big "$BIG_OPS" "$first"
+start "mapheavy-s$first" splitfs mapheavy "$FULL_OPS" "$first"
+start "native-nomap-s$first" kernel nomap "$OPS" "$first"
+start "native-big-s$first" kernel big "$BIG_OPS" "$first"
+start "native-full-s$first" kernel full "$OPS" "$first"
+start "native-mapheavy-s$first" kernel mapheavy "$FULL_OPS" "$first"
 
+wait
+rc=0
+printf '%-24s %-8s %6s %8s %8s  %s\n' run seed ops seconds result library
+for n in "${names[@]}"; do
+	if [ -s "$ART/$n.row" ]; then cat "$ART/$n.row"; else echo "$n: no report (killed?)"; rc=1; fi
+	[ ! -e "$ART/$n.failed" ] || rc=1
+done
 [ $rc -eq 0 ] || die "fsx failed (see above; logs and artifacts in $ART)"
-echo "all $nruns fsx runs passed"
+echo "all ${#names[@]} fsx runs passed ($JOBS at once)"
