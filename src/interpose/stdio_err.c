@@ -1,17 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* glibc's error reporters in sync and strict modes: perror, warn and err
- * (BSD's), error and error_at_line (GNU's) write to stderr with glibc's
- * internal calls, which no wrapper sees (stdio_out.c); when stderr is a
- * file of the root (a program's `2>>log`), the bytes must be durable when
- * the call returns, or before it exits (err, and error with a status).
- * Each calls glibc's own and then syncs stderr's descriptor. glibc has no
- * va_list form of error: the message is formatted here and handed to it
- * as "%s" (what it prints is the same: its program name, the message, the
- * errno text). */
+ * (BSD's), error and error_at_line (GNU's), psignal and psiginfo write to
+ * stderr with glibc's internal calls, which no wrapper sees (stdio_out.c);
+ * when stderr is a file of the root (a program's `2>>log`), the bytes must
+ * be durable when the call returns, or before it exits (err, and error
+ * with a status). Each calls glibc's own and then syncs stderr's
+ * descriptor. glibc has no va_list form of error: the message is
+ * formatted here and handed to it as "%s" (what it prints is the same: its
+ * program name, the message, the errno text). */
 #define _GNU_SOURCE
 #include <err.h>
 #include <errno.h>
 #include <error.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,18 @@ static const char *message(char *buf, size_t len, char **big, const char *fmt, v
 SFS_EXPORT void perror(const char *s)
 {
 	SFS_REAL(perror)(s);
+	sfs_stdio_sent(stderr);
+}
+
+SFS_EXPORT void psignal(int sig, const char *s)
+{
+	SFS_REAL(psignal)(sig, s);
+	sfs_stdio_sent(stderr);
+}
+
+SFS_EXPORT void psiginfo(const siginfo_t *info, const char *s)
+{
+	SFS_REAL(psiginfo)(info, s);
 	sfs_stdio_sent(stderr);
 }
 

@@ -13,11 +13,16 @@
  * glibc's _IO_cleanup, after every destructor: sfs_stdio_exit writes it out
  * and syncs it first. In POSIX mode each wrapper costs two loads.
  *
- * glibc's error reporters (perror, err, warn, error): stdio_err.c.
+ * The wide-character functions (fputwc, fputws, fwprintf, ...) the same
+ * way: a wide stream's __fpending counts wide characters, as `added` does
+ * for them (glibc writes the bytes it converts at once: a wide stream
+ * buffers only wide characters).
  *
- * Not covered: the wide-character functions (fputwc, fwprintf, ...), and a
- * stream's bytes written by an inline putc_unlocked that never filled the
- * buffer, into a stream other than stdout or stderr, flushed at exit. */
+ * glibc's error reporters (perror, err, warn, error, psignal): stdio_err.c.
+ *
+ * Not covered: a stream's bytes written by an inline putc_unlocked that
+ * never filled the buffer, into a stream other than stdout or stderr,
+ * flushed at exit. */
 #define _GNU_SOURCE
 #include "stdio_out.h"
 
@@ -29,6 +34,7 @@
 #include <stdio_ext.h>
 #include <string.h>
 #include <unistd.h>
+#include <wchar.h>
 
 #include "../fs/fdtable.h"
 #include "../fs/metasync.h"
@@ -39,6 +45,7 @@
  * call an inline putc_unlocked makes on a full buffer (libio.h). */
 int __vfprintf_chk(FILE *fp, int flag, const char *fmt, va_list ap);
 int __overflow(FILE *fp, int c);
+int __vfwprintf_chk(FILE *fp, int flag, const wchar_t *fmt, va_list ap);
 
 /* Names the optimizing headers make macros or inline functions of (vprintf
  * and putchar too): the wrappers below define them under their symbol
@@ -50,6 +57,12 @@ int __overflow(FILE *fp, int c);
 #undef fputc_unlocked
 #undef fwrite_unlocked
 #undef fputs_unlocked
+#undef putwc
+#undef putwchar
+#undef putwc_unlocked
+#undef putwchar_unlocked
+#undef fputwc_unlocked
+#undef fputws_unlocked
 
 bool sfs_stdio_syncs(int fd)
 {
@@ -296,6 +309,122 @@ SFS_EXPORT int __printf_chk(int flag, const char *fmt, ...)
 	va_list ap;
 	va_start(ap, fmt);
 	int r = format(stdout, flag < 0 ? 0 : flag, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+/* The wide-character forms. */
+SFS_EXPORT wint_t fputwc(wchar_t c, FILE *fp)
+{
+	return OUT(fp, true, 1, SFS_REAL(fputwc)(c, fp), WEOF);
+}
+
+SFS_EXPORT wint_t putwc(wchar_t c, FILE *fp)
+{
+	return OUT(fp, true, 1, SFS_REAL(fputwc)(c, fp), WEOF);
+}
+
+SFS_EXPORT wint_t putwchar(wchar_t c)
+{
+	return OUT(stdout, true, 1, SFS_REAL(fputwc)(c, stdout), WEOF);
+}
+
+SFS_EXPORT wint_t fputwc_unlocked(wchar_t c, FILE *fp)
+{
+	return OUT(fp, false, 1, SFS_REAL(fputwc_unlocked)(c, fp), WEOF);
+}
+
+SFS_EXPORT wint_t putwc_unlocked(wchar_t c, FILE *fp)
+{
+	return OUT(fp, false, 1, SFS_REAL(fputwc_unlocked)(c, fp), WEOF);
+}
+
+SFS_EXPORT wint_t putwchar_unlocked(wchar_t c)
+{
+	return OUT(stdout, false, 1, SFS_REAL(fputwc_unlocked)(c, stdout), WEOF);
+}
+
+SFS_EXPORT int fputws(const wchar_t *s, FILE *fp)
+{
+	return OUT(fp, true, wcslen(s), SFS_REAL(fputws)(s, fp), -1);
+}
+
+SFS_EXPORT int fputws_unlocked(const wchar_t *s, FILE *fp)
+{
+	return OUT(fp, false, wcslen(s), SFS_REAL(fputws_unlocked)(s, fp), -1);
+}
+
+static int real_wformat(FILE *fp, int flag, const wchar_t *fmt, va_list ap)
+{
+	return flag >= 0 ? SFS_REAL(__vfwprintf_chk)(fp, flag, fmt, ap) :
+			   SFS_REAL(vfwprintf)(fp, fmt, ap);
+}
+
+/* As format: what a call added is its result, in wide characters. */
+static int wformat(FILE *fp, int flag, const wchar_t *fmt, va_list ap)
+{
+	struct out o;
+	if (sfs_likely(!out_begin(fp, &o, true)))
+		return real_wformat(fp, flag, fmt, ap);
+	int r = real_wformat(fp, flag, fmt, ap);
+	return (int)out_end(&o, r >= 0 ? (size_t)r : SIZE_MAX, r, -1);
+}
+
+SFS_EXPORT int vfwprintf(FILE *fp, const wchar_t *fmt, va_list ap)
+{
+	return wformat(fp, -1, fmt, ap);
+}
+
+SFS_EXPORT int vwprintf(const wchar_t *fmt, va_list ap)
+{
+	return wformat(stdout, -1, fmt, ap);
+}
+
+SFS_EXPORT int fwprintf(FILE *fp, const wchar_t *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int r = wformat(fp, -1, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+SFS_EXPORT int wprintf(const wchar_t *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int r = wformat(stdout, -1, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+SFS_EXPORT int __vfwprintf_chk(FILE *fp, int flag, const wchar_t *fmt, va_list ap)
+{
+	return wformat(fp, flag < 0 ? 0 : flag, fmt, ap);
+}
+
+int __vwprintf_chk(int flag, const wchar_t *fmt, va_list ap);
+SFS_EXPORT int __vwprintf_chk(int flag, const wchar_t *fmt, va_list ap)
+{
+	return wformat(stdout, flag < 0 ? 0 : flag, fmt, ap);
+}
+
+int __fwprintf_chk(FILE *fp, int flag, const wchar_t *fmt, ...);
+SFS_EXPORT int __fwprintf_chk(FILE *fp, int flag, const wchar_t *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int r = wformat(fp, flag < 0 ? 0 : flag, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+int __wprintf_chk(int flag, const wchar_t *fmt, ...);
+SFS_EXPORT int __wprintf_chk(int flag, const wchar_t *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int r = wformat(stdout, flag < 0 ? 0 : flag, fmt, ap);
 	va_end(ap);
 	return r;
 }

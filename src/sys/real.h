@@ -23,6 +23,7 @@
 #include <sys/time.h>
 #include <sys/uio.h>
 #include <utime.h>
+#include <wchar.h>
 
 #include "../util/compiler.h"
 
@@ -143,9 +144,17 @@
 	X(int, __overflow, (FILE *, int))                                                          \
 	X(int, vfprintf, (FILE *, const char *, va_list))                                          \
 	X(int, __vfprintf_chk, (FILE *, int, const char *, va_list))                               \
+	X(wint_t, fputwc, (wchar_t, FILE *))                                                       \
+	X(wint_t, fputwc_unlocked, (wchar_t, FILE *))                                              \
+	X(int, fputws, (const wchar_t *, FILE *))                                                  \
+	X(int, fputws_unlocked, (const wchar_t *, FILE *))                                         \
+	X(int, vfwprintf, (FILE *, const wchar_t *, va_list))                                      \
+	X(int, __vfwprintf_chk, (FILE *, int, const wchar_t *, va_list))                           \
 	X(int, vdprintf, (int, const char *, va_list))                                             \
 	X(int, __vdprintf_chk, (int, int, const char *, va_list))                                  \
 	X(void, perror, (const char *))                                                            \
+	X(void, psignal, (int, const char *))                                                      \
+	X(void, psiginfo, (const siginfo_t *, const char *))                                       \
 	X(void, vwarn, (const char *, va_list))                                                    \
 	X(void, vwarnx, (const char *, va_list))                                                   \
 	X(void, error, (int, int, const char *, ...))                                              \

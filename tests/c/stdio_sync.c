@@ -13,8 +13,11 @@
  *   - stderr dup2'd onto a file this process opened (the library's):
  *     fprintf and fputs, unbuffered (written at each call); glibc's error
  *     reporters perror, warn, warnx, error (which writes out stdout's
- *     buffer first) and error_at_line;
+ *     buffer first) and error_at_line; psignal and psiginfo;
  *   - an unbuffered stream (tee's): fputs, fputc, putc, fwrite;
+ *   - an unbuffered wide-oriented stream: fputws, fputwc, putwc, fwprintf,
+ *     and their _unlocked forms; a fully buffered one: a fwprintf larger
+ *     than its buffer (written out inside the call), then fclose;
  *   - a line-buffered stream: text without a newline (no write), then a
  *     newline (written);
  *   - a fully buffered stream written with putc_unlocked, inline (glibc's
@@ -29,9 +32,11 @@
 #include <errno.h>
 #include <error.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdio_ext.h>
 #include <unistd.h>
+#include <wchar.h>
 
 #include "helpers.h"
 
@@ -65,7 +70,7 @@ int main(int argc, char **argv)
 {
 	T_REQUIRE(argc >= 2, "usage: stdio_sync DIR");
 	const char *dir = argv[1];
-	static char big[BIG + 1];
+	static char big[BIG + 2]; /* room for a newline and the NUL */
 	for (int i = 0; i < BIG; i++)
 		big[i] = (char)('a' + i % 26);
 
@@ -102,15 +107,24 @@ int main(int argc, char **argv)
 	marker();
 	error_at_line(0, EINVAL, "file.c", 6, "error_at_line %d", 6);
 	marker();
+	psignal(SIGINT, "psignal");
+	marker();
+	siginfo_t si = {.si_signo = SIGUSR1, .si_code = SI_USER};
+	si.si_pid = getpid();
+	si.si_uid = getuid();
+	psiginfo(&si, "psiginfo");
+	marker();
 	T_REQUIRE(dup2(saved, 2) == 2, "stderr back");
 	close(saved);
 	static char want[1024];
 	snprintf(want, sizeof(want),
 		 "err 1\nerr 2\nperror: %s\n%s: warn 3: %s\n%s: warnx 4\n%s: error 5\n"
-		 "%s:file.c:6: error_at_line 6: %s\n",
+		 "%s:file.c:6: error_at_line 6: %s\npsignal: %s\n"
+		 "psiginfo: %s (Signal sent by kill() %d %d)\n",
 		 strerror(ENOENT), program_invocation_short_name, strerror(EACCES),
 		 program_invocation_short_name, program_invocation_name, program_invocation_name,
-		 strerror(EINVAL));
+		 strerror(EINVAL), strsignal(SIGINT), strsignal(SIGUSR1), (int)si.si_pid,
+		 (int)si.si_uid);
 	holds(t_path(dir, "err"), want);
 
 	/* An unbuffered stream. */
@@ -125,6 +139,35 @@ int main(int argc, char **argv)
 	marker();
 	T_CHECK(fclose(u) == 0, "fclose unbuffered");
 	holds(t_path(dir, "unbuffered"), "one\n2\nthree\n");
+
+	/* An unbuffered wide-oriented stream. */
+	FILE *w = stream(dir, "wide", _IONBF);
+	T_CHECK(fputws(L"wide one\n", w) >= 0, "fputws");
+	marker();
+	T_CHECK(fputwc(L'2', w) == L'2', "fputwc");
+	marker();
+	T_CHECK(putwc(L'\n', w) == L'\n', "putwc");
+	marker();
+	T_CHECK(fwprintf(w, L"three %d\n", 3) == 8, "fwprintf");
+	marker();
+	T_CHECK(fputws_unlocked(L"four\n", w) >= 0, "fputws_unlocked");
+	marker();
+	T_CHECK(fputwc_unlocked(L'5', w) == L'5', "fputwc_unlocked");
+	marker();
+	T_CHECK(putwc_unlocked(L'\n', w) == L'\n', "putwc_unlocked");
+	marker();
+	T_CHECK(fclose(w) == 0, "fclose wide");
+	holds(t_path(dir, "wide"), "wide one\n2\nthree 3\nfour\n5\n");
+
+	/* A fully buffered wide stream: a line larger than its buffer. */
+	FILE *wb = stream(dir, "widebig", _IOFBF);
+	T_CHECK(fwprintf(wb, L"%s\n", big) == BIG + 1, "fwprintf big");
+	marker();
+	T_CHECK(fclose(wb) == 0, "fclose widebig");
+	marker();
+	big[BIG] = '\n';
+	holds(t_path(dir, "widebig"), big);
+	big[BIG] = '\0';
 
 	/* A line-buffered stream. */
 	FILE *l = stream(dir, "lines", _IOLBF);
