@@ -20,7 +20,8 @@
 # Exit codes of a suite: 0 pass, 77 skip (with a reason on stdout), 124
 # timeout, anything else fail. Knobs (environment):
 #   SFS_TEST_TIMEOUT  seconds per suite (default 1200; the dax suite 1600)
-#   FSX_OPS, FSX_SEEDS, FSX_FULL_OPS   fsx run length and seeds (see suites/fsx.sh)
+#   FSX_OPS, FSX_SEEDS, FSX_FULL_OPS, FSX_JOBS   fsx run length, seeds and
+#                     runs at once (see suites/fsx.sh)
 #   SFS_KEEP=1        leave the images mounted after the run
 #   SFS_MNT_READY=1   SFS_MNT is a file system mounted already (the lab's
 #                     pmem): use it as it is, neither make nor remove it
