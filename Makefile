@@ -123,6 +123,13 @@ test-dax:
 	DAX_FULL=1 POWERCUT_CUTS=$${POWERCUT_CUTS:-100} SFS_TEST_TIMEOUT=$${SFS_TEST_TIMEOUT:-25200} \
 		./tests/run.sh dax powercut-pmem
 
+# SQLite's own test suite (tests/suites/apps-sqlite-tcl.sh), natively and in
+# every mode: about 35 minutes on 2 cores, so not part of `make test`.
+test-sqlite:
+	./tests/deps.sh
+	$(MAKE) tests
+	SFS_SQLITE_TCL=1 ./tests/run.sh apps-sqlite-tcl
+
 # Installs what is missing, builds, and runs a real workload with and
 # without SplitFS on the default file system (see demo/demo.sh).
 demo:
@@ -130,7 +137,7 @@ demo:
 	$(MAKE) all
 	./demo/demo.sh
 
-.PHONY: tests test test-dax demo
+.PHONY: tests test test-dax test-sqlite demo
 
 # --- unit tests (make check) ---------------------------------------------------
 # tests/unit/*.c: one program per module, linked against that module's objects

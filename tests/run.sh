@@ -19,7 +19,9 @@
 #
 # Exit codes of a suite: 0 pass, 77 skip (with a reason on stdout), 124
 # timeout, anything else fail. Knobs (environment):
-#   SFS_TEST_TIMEOUT  seconds per suite (default 1200; the dax suite 1600)
+#   SFS_TEST_TIMEOUT  seconds per suite (default 1200; the dax suite 1600,
+#                     apps-sqlite-tcl 7200)
+#   SFS_SQLITE_TCL=1  run SQLite's own test suite too (apps-sqlite-tcl: long)
 #   FSX_OPS, FSX_SEEDS, FSX_FULL_OPS, FSX_JOBS   fsx run length, seeds and
 #                     runs at once (see suites/fsx.sh)
 #   SFS_KEEP=1        leave the images mounted after the run
@@ -104,6 +106,8 @@ for i in "${!suites[@]}"; do
 	# The lab's guest emulates its CPU: its bounded run took 12 minutes here
 	# (2026-12-02), and more than 18 on CI's host before it was shortened.
 	[ "$name" != dax ] || limit=${SFS_TEST_TIMEOUT:-1600}
+	# SQLite's own tests, opt-in: about 35 minutes in all here.
+	[ "$name" != apps-sqlite-tcl ] || limit=${SFS_TEST_TIMEOUT:-7200}
 	SFS_TEST_ONLY=$tests timeout --kill-after=10 "$limit" "$script" >"$log" 2>&1
 	rc=$?
 	dt=$(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)")
