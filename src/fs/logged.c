@@ -431,17 +431,21 @@ int sfs_inode_log_commit(struct sfs_inode *in)
 	return rc;
 }
 
-static void fsync_logged(struct sfs_inode *in, void *unused)
+/* *first_error: the first fdatasync that failed (a writeback error), which
+ * fails the checkpoint. */
+static void fsync_logged(struct sfs_inode *in, void *first_error)
 {
-	(void)unused;
 	sfs_relink_for_checkpoint(in); /* a DAX window's bytes into the file */
-	if (in->log.logged)
-		SFS_REAL(fdatasync)(in->kfd);
+	int *err = first_error;
+	if (in->log.logged && SFS_REAL(fdatasync)(in->kfd) != 0 && *err == 0)
+		*err = -errno;
 }
 
-static void sync_logged_files(void)
+static int sync_logged_files(void)
 {
-	sfs_inode_foreach(fsync_logged, NULL);
+	int err = 0;
+	sfs_inode_foreach(fsync_logged, &err);
+	return err;
 }
 
 const struct sfs_oplog_ops sfs_fs_oplog_ops = {

@@ -21,11 +21,37 @@
 /* Also in a vfork child (sys/global.h): what it creates, renames or
  * removes is as durable as the parent's own changes; the calls below edit
  * nothing of the parent's. */
-/* fsync of fd when it is on the managed file system. */
+/* syncfs of the managed file system, through the private folder (an
+ * O_PATH descriptor cannot take syncfs): for a change no descriptor of its
+ * own can make durable. Fails (EIO) on a file system shut down. */
+static int sync_whole_fs(void)
+{
+	int priv = sfs_privdir();
+	int fd = priv >= 0 ? SFS_REAL(openat)(priv, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+		/* The program holds every descriptor it may (a create at its
+		 * RLIMIT_NOFILE): the kernel's sync, which needs none and waits
+		 * for every file system, this one's log included. */
+		SFS_REAL(sync)();
+		return 0;
+	}
+	if (fd < 0)
+		return errno ? -errno : -EIO;
+	int rc = SFS_REAL(syncfs)(fd) == 0 ? 0 : -errno;
+	SFS_REAL(close)(fd);
+	return rc;
+}
+
+/* fsync of fd when it is on the managed file system. A change is made
+ * durable or the call reports why not: every failure is an error, never
+ * "nothing to do" (XFS shut down by a power cut fails fstat and open with
+ * EIO right after the change it lost). */
 static int sync_if_ours(int fd)
 {
 	struct stat st;
-	if (sfs_fstat_quiet(fd, &st) != 0 || st.st_dev != sfs_g.root_dev)
+	if (sfs_fstat_quiet(fd, &st) != 0)
+		return -errno;
+	if (st.st_dev != sfs_g.root_dev)
 		return 0;
 	if (SFS_REAL(fsync)(fd) == 0)
 		return 0;
@@ -57,8 +83,8 @@ int sfs_metasync_parent(int dirfd, const char *path)
 		dir[len] = '\0';
 	}
 	int fd = SFS_REAL(openat)(dirfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return 0; /* not reachable any more (search permission, a race) */
+	if (fd < 0) /* no read permission, moved since (a race), or EIO */
+		return sync_whole_fs();
 	int rc = sync_if_ours(fd);
 	SFS_REAL(close)(fd);
 	return rc;
@@ -87,21 +113,13 @@ int sfs_metasync_inode(int dirfd, const char *path, int atflags)
 		SFS_REAL(close)(fd);
 		return rc;
 	}
+	/* Gone since (a race) or unreadable: the whole file system, which
+	 * also fails when it is shut down. */
 	struct stat st;
 	if (sfs_stat_quiet(dirfd, path, atflags & AT_SYMLINK_NOFOLLOW, &st) != 0 ||
-	    st.st_dev != sfs_g.root_dev)
-		return 0;
-	fd = SFS_REAL(openat)(dirfd, path, O_PATH | O_CLOEXEC | nofollow);
-	int priv = sfs_privdir();
-	int dfd = priv >= 0 ? SFS_REAL(openat)(priv, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
-	int rc = 0;
-	if (dfd >= 0 && SFS_REAL(syncfs)(dfd) != 0)
-		rc = -errno;
-	if (dfd >= 0)
-		SFS_REAL(close)(dfd);
-	if (fd >= 0)
-		SFS_REAL(close)(fd);
-	return rc;
+	    st.st_dev == sfs_g.root_dev)
+		return sync_whole_fs();
+	return 0;
 }
 
 bool sfs_metasync_will_create(int dirfd, const char *path, int flags)
@@ -124,7 +142,9 @@ int sfs_metasync_open(int fd, int flags, int dirfd, const char *path, bool creat
 	 * it, a TRUNCATE record keeps replay from writing them back past the
 	 * new end; otherwise the file's new size is synced. */
 	struct stat st;
-	if (sfs_fstat_quiet(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != sfs_g.root_dev)
+	if (sfs_fstat_quiet(fd, &st) != 0)
+		return -errno; /* shut down since the open: the new size is lost */
+	if (!S_ISREG(st.st_mode) || st.st_dev != sfs_g.root_dev)
 		return 0; /* /dev/null, a FIFO, another file system */
 	struct sfs_file *f = sfs_live() ? sfs_fd_get(fd) : NULL;
 	int rc = 1;

@@ -49,8 +49,10 @@ struct sfs_oplog_ops {
 	void (*relink_held)(void);
 	/* The checkpoint's part in the files, with the log closed to new
 	 * claims: every file's window relinked, and every file with records
-	 * (logged) made durable (fdatasync). */
-	void (*sync_files)(void);
+	 * (logged) made durable (fdatasync). Returns 0, or the first error
+	 * of those fdatasyncs: then the records are the only durable copy of
+	 * what they hold, and the checkpoint fails without killing them. */
+	int (*sync_files)(void);
 };
 
 void sfs_oplog_set_ops(const struct sfs_oplog_ops *ops);
