@@ -196,7 +196,9 @@ long sfs_vfork_child_wrote(int fd, long r)
 	if (!sfs_metasync_on())
 		return r;
 	struct stat st;
-	if (sfs_fstat_quiet(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != sfs_g.root_dev)
+	if (sfs_fstat_quiet(fd, &st) != 0)
+		return -1; /* EIO: shut down since the write, which is lost */
+	if (!S_ISREG(st.st_mode) || st.st_dev != sfs_g.root_dev)
 		return r;
 	return SFS_REAL(fdatasync)(fd) == 0 ? r : -1;
 }
