@@ -104,7 +104,7 @@ int sfs_metasync_inode(int dirfd, const char *path, int atflags)
 	if ((atflags & AT_EMPTY_PATH) && path && !*path)
 		return sync_if_ours(dirfd);
 	/* O_PATH cannot be fsynced; a plain open needs read permission the
-	 * caller may lack. Then the whole file system, via the directory. */
+	 * caller may lack. Then the whole file system (sync_whole_fs). */
 	int nofollow = (atflags & AT_SYMLINK_NOFOLLOW) ? O_NOFOLLOW : 0;
 	int fd = SFS_REAL(openat)(dirfd, path,
 				  O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | nofollow);

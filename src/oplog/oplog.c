@@ -220,14 +220,12 @@ static int checkpoint(bool keep_closed)
 	checkpointing = true;
 	int rc = ops->sync_files();
 	checkpointing = false;
-	if (rc) { /* a file not durable: its records must live on */
-		atomic_store(&p->closed, was_closed);
-		return rc;
-	}
 	/* The main log's header alone holds the set's generation: this one
-	 * write kills the records of every lane. */
+	 * write kills the records of every lane. Not written when a file is
+	 * not durable: its records must live on. */
 	uint64_t gen = atomic_load(&p->gen) + 1;
-	rc = sfs_logfile_write_header(sfs_lane_main()->fd, gen, p->size, L.set, 0);
+	if (rc == 0)
+		rc = sfs_logfile_write_header(sfs_lane_main()->fd, gen, p->size, L.set, 0);
 	if (rc) {
 		atomic_store(&p->closed, was_closed); /* reopen as it was */
 		return rc;

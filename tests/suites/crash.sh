@@ -125,10 +125,12 @@ if wanted kill; then
 fi
 # The page cache lost too (XFS shut down, see run.sh), on an image of its own.
 PW=/tmp/splitfs-crash-power.$$
+# power_image: makes it once; PW_IMG is its backing file.
 power_image() {
 	[ -d "$PW/.splitfs" ] && return 0
 	trap '"$SFS_CLI" image down "$PW" >/dev/null 2>&1; rmdir "$PW" 2>/dev/null' EXIT
 	"$SFS_CLI" image up "$PW" --size 1G --fs xfs >/dev/null || die "cannot make the power-cut image"
+	PW_IMG=$(sed -n 's/^backing=//p' "$PW/.splitfs/image")
 }
 # remount: mounts the shut-down image again (XFS replays its log).
 remount() {
@@ -138,6 +140,15 @@ remount() {
 		sleep 0.1
 	done
 	mount -o loop "$PW_IMG" "$PW" || die "cannot mount $PW_IMG again"
+}
+# under_shim NAME CODE ARGS...: python3 -c CODE ARGS under the library (the
+# caller's SPLITFS_MODE), with tests/shim/NAME.so preloaded after it.
+under_shim() {
+	local shim=$SFS_BUILD/shim/$1.so
+	[ -f "$shim" ] || die "$shim not built (make tests)"
+	shift
+	"$SFS_CLI" run --root "$PW" -- sh -c \
+		'LD_PRELOAD="$LD_PRELOAD:$0" exec /usr/bin/python3 -c "$@"' "$shim" "$@"
 }
 
 # --- a power cut right after a namespace change ------------------------------------
@@ -153,9 +164,6 @@ remount() {
 # leaves it out (the lab guest, which cannot mount one; powercut-pmem.sh).
 if wanted down && [ "${CRASH_POWER_POINTS:-60}" -gt 0 ]; then
 	power_image
-	PW_IMG=$(sed -n 's/^backing=//p' "$PW/.splitfs/image")
-	SHIM=$SFS_BUILD/shim/downafter.so
-	[ -f "$SHIM" ] || die "$SHIM not built (make tests)"
 	# One call, its outcome printed at once ("ok" or the errno's text).
 	probe='import os, sys
 op, d = sys.argv[1], sys.argv[2]
@@ -184,9 +192,7 @@ os._exit(0)'
 			[ "$op" = rename ] && echo new >"$dd/t"
 			sync -f "$dd"
 			got=$(SPLITFS_MODE=$mode SFS_SHIM_DOWN_NAME=n SFS_SHIM_DOWN_FS=$PW \
-				"$SFS_CLI" run --root "$PW" -- sh -c \
-				'LD_PRELOAD="$LD_PRELOAD:$0" exec /usr/bin/python3 -c "$1" "$2" "$3"' \
-				"$SHIM" "$probe" "$op" "$dd" 2>&1)
+				under_shim downafter "$probe" "$op" "$dd" 2>&1)
 			# The shim must have cut: the file system fails from then on.
 			stat "$dd" >/dev/null 2>&1 && die "down $mode $op: the file system was not shut down ($got)"
 			remount
@@ -220,9 +226,6 @@ fi
 # and every write that returned must be in f after `splitfs recover`.
 if wanted logfail && [ "${CRASH_POWER_POINTS:-60}" -gt 0 ]; then
 	power_image
-	PW_IMG=$(sed -n 's/^backing=//p' "$PW/.splitfs/image")
-	SHIM=$SFS_BUILD/shim/syncfail.so
-	[ -f "$SHIM" ] || die "$SHIM not built (make tests)"
 	appender='import os, sys
 fd = os.open(sys.argv[1] + "/f", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
 n = 0
@@ -240,9 +243,7 @@ os._exit(0)'
 		dd=$PW/logfail
 		rm -rf "$dd" && mkdir "$dd" && sync -f "$dd"
 		got=$(SPLITFS_MODE=$mode SPLITFS_LOG_SIZE=1M SFS_SHIM_FAIL_NAME=f \
-			"$SFS_CLI" run --root "$PW" -- sh -c \
-			'LD_PRELOAD="$LD_PRELOAD:$0" exec /usr/bin/python3 -c "$1" "$2"' \
-			"$SHIM" "$appender" "$dd" 2>"$WORK/logfail.err")
+			under_shim syncfail "$appender" "$dd" 2>"$WORK/logfail.err")
 		n=${got%% *}
 		[[ "$n" =~ ^[0-9]+$ ]] || die "logfail $mode: the appender did not run: $got $(cat "$WORK/logfail.err")"
 		xfs_io -x -c "shutdown" "$PW" || die "logfail $mode: cannot shut $PW down"
@@ -269,7 +270,7 @@ if wanted power && [ "${CRASH_POWER_POINTS:-60}" -gt 0 ]; then
 	power_image
 	CRASH_MODES="$MODES strict+posix" CRASH_OUT=${SFS_TEST_OUT:-/tmp}/crash-failures/power \
 		"$HERE/run.sh" "$PW" "${CRASH_POWER_POINTS:-60}" power || rc=1
-elif wanted power || wanted down || wanted logfail; then
+elif [ "${CRASH_POWER_POINTS:-60}" -eq 0 ] && { wanted power || wanted down || wanted logfail; }; then
 	echo "down, logfail, power points: none (CRASH_POWER_POINTS=0)"
 fi
 exit $rc
