@@ -431,14 +431,46 @@ int sfs_inode_log_commit(struct sfs_inode *in)
 	return rc;
 }
 
-/* *first_error: the first fdatasync that failed (a writeback error), which
- * fails the checkpoint. */
+/* Whether this thread holds in's lock (a checkpoint run by a write). */
+static bool held_here(const struct sfs_inode *in)
+{
+	struct sfs_inode *mine[4];
+	int n = sfs_inode_held(mine, 4);
+	for (int i = 0; i < n; i++)
+		if (mine[i] == in)
+			return true;
+	return false;
+}
+
+/* *first_error: the first sync that failed (a writeback error), which
+ * fails the checkpoint. A file whose fdatasync fails has its records
+ * written into it again (oplog.h: sfs_oplog_sync_file), under its lock: a
+ * write outside the log must not come between the read and the write
+ * back. A lock another thread holds is not waited for (that thread may be
+ * waiting for this checkpoint): the error stands, and the file's next sync
+ * writes the records back. */
 static void fsync_logged(struct sfs_inode *in, void *first_error)
 {
 	sfs_relink_for_checkpoint(in); /* a DAX window's bytes into the file */
+	if (!in->log.logged)
+		return;
+	int failed = atomic_load(&in->log.wb_error);
+	if (!failed && SFS_REAL(fdatasync)(in->kfd) == 0)
+		return;
+	if (!failed)
+		atomic_store(&in->log.wb_error, -errno);
+	int rc;
+	if (held_here(in)) {
+		rc = sfs_oplog_sync_file(&in->log, in->kfd);
+	} else if (sfs_inode_trylock(in)) {
+		rc = sfs_oplog_sync_file(&in->log, in->kfd);
+		sfs_inode_unlock(in);
+	} else {
+		rc = atomic_load(&in->log.wb_error);
+	}
 	int *err = first_error;
-	if (in->log.logged && SFS_REAL(fdatasync)(in->kfd) != 0 && *err == 0)
-		*err = -errno;
+	if (rc && *err == 0)
+		*err = rc;
 }
 
 static int sync_logged_files(void)

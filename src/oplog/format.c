@@ -12,3 +12,10 @@ uint32_t sfs_log_crc(const struct sfs_log_entry *e, const void *payload)
 		c = sfs_crc32c_update(c, payload, e->payload);
 	return ~c;
 }
+
+bool sfs_log_record_valid(const struct sfs_log_entry *e, uint64_t gen, uint64_t room)
+{
+	return e->gen == gen && e->version == 1 && e->op >= SFS_LOG_FILE &&
+	       e->op <= SFS_LOG_OP_LAST && sfs_log_record_len(e->payload) <= room &&
+	       e->crc == sfs_log_crc(e, e + 1);
+}

@@ -72,6 +72,7 @@
 #define SFS_OPLOG_FORMAT_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -171,5 +172,9 @@ static inline uint64_t sfs_log_record_len(uint32_t payload)
 
 /* The CRC of a record (entry with crc zeroed, then payload). */
 uint32_t sfs_log_crc(const struct sfs_log_entry *e, const void *payload);
+
+/* Whether e starts a whole record of generation gen (op known, checksum
+ * right) that fits in the room bytes from e on. */
+bool sfs_log_record_valid(const struct sfs_log_entry *e, uint64_t gen, uint64_t room);
 
 #endif

@@ -110,6 +110,12 @@ struct sfs_lane *sfs_lane_pick(const struct sfs_lane_set *set)
 	return &S.lanes[mine];
 }
 
+struct sfs_lane *sfs_lanes_open(unsigned *n)
+{
+	*n = atomic_load_explicit(&S.n, memory_order_acquire);
+	return S.lanes;
+}
+
 void sfs_lanes_rewind(void)
 {
 	unsigned n = atomic_load(&S.n);

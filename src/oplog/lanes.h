@@ -44,6 +44,9 @@ void sfs_lanes_start(int fd, const struct sfs_pmem_map *pm, const char *name);
  * what set tells it in its header. */
 struct sfs_lane *sfs_lane_pick(const struct sfs_lane_set *set);
 
+/* The lanes open now (lanes[0..n), lane 0 the main log); *n set. */
+struct sfs_lane *sfs_lanes_open(unsigned *n);
+
 /* Every lane empty again (a checkpoint, after the new generation). */
 void sfs_lanes_rewind(void);
 

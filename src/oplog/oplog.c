@@ -31,6 +31,7 @@
 #include "lanes.h"
 #include "logfile.h"
 #include "recover.h"
+#include "rewrite.h"
 
 /* The pieces of a write's data one record takes: with its time, what
  * logfile.c writes (64). */
@@ -557,18 +558,49 @@ bool sfs_oplog_live(const struct sfs_oplog_file *lf)
 	       lf->gen == atomic_load(&L.slot->gen);
 }
 
+/* The file's live records written into it again (rewrite.h); none when
+ * it has none in this generation (older ones are dead: durable). */
+static int rewrite_file(const struct sfs_oplog_file *lf, int kfd)
+{
+	if (!__atomic_load_n(&L.opened, __ATOMIC_ACQUIRE) || !lf->id ||
+	    lf->gen != atomic_load(&L.slot->gen))
+		return 0;
+	sfs_stat_event(SFS_EV_log_rewrites, 1);
+	return sfs_log_rewrite(lf->id, lf->gen, L.set, kfd);
+}
+
+int sfs_oplog_sync_file(struct sfs_oplog_file *lf, int kfd)
+{
+	for (;;) {
+		int failed = atomic_load(&lf->wb_error);
+		if (failed) {
+			int rc = rewrite_file(lf, kfd);
+			if (rc)
+				return rc;
+		}
+		if (SFS_REAL(fdatasync)(kfd) == 0) {
+			atomic_store(&lf->wb_error, 0);
+			return 0;
+		}
+		int err = -errno;
+		atomic_store(&lf->wb_error, err);
+		if (failed)
+			return err; /* failed again with the records written back */
+	}
+}
+
 int sfs_oplog_commit(struct sfs_oplog_file *lf, int kfd)
 {
 	if (!lf->logged)
 		return 0;
-	if (SFS_REAL(fdatasync)(kfd) != 0)
-		return -errno;
+	int rc = sfs_oplog_sync_file(lf, kfd);
+	if (rc)
+		return rc;
 	if (!__atomic_load_n(&L.opened, __ATOMIC_ACQUIRE) || checkpointing) {
 		lf->logged = false; /* no log, so no records of it */
 		return 0;
 	}
 	uint64_t gen = atomic_load(&L.slot->gen);
-	int rc = 0;
 	if (lf->gen == gen && lf->id) { /* older generations' records are dead already */
 		struct sfs_log_entry e = {.op = SFS_LOG_COMMIT, .file = lf->id};
 		rc = append(&e, NULL, 0, false);

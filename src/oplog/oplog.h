@@ -39,6 +39,10 @@ struct sfs_oplog_file {
 	uint32_t id;
 	uint64_t gen;
 	atomic_bool logged;
+	/* The error of the file's last fdatasync that failed (-errno), 0 when
+	 * one has succeeded since: its records are written into it again
+	 * before the next one (sfs_oplog_sync_file). */
+	_Atomic int wb_error;
 };
 
 /* What the log needs from the file system above it, registered once at
@@ -91,7 +95,16 @@ void sfs_oplog_done(void);
  * inode lock. */
 bool sfs_oplog_live(const struct sfs_oplog_file *lf);
 
-/* Makes the file durable (fdatasync of kfd) and kills its records
+/* Makes the file's data durable: fdatasync of kfd. After a failed one
+ * (the kernel reports a writeback error once, then 0 although the failed
+ * pages never reached the media) the bytes of its live records are
+ * written into it again first (rewrite.h); a sync that fails is tried
+ * once more at once, after such a rewrite. 0, or the error (kept in
+ * lf->wb_error). Caller holds the inode lock; no record of the file is
+ * being written. */
+int sfs_oplog_sync_file(struct sfs_oplog_file *lf, int kfd);
+
+/* Makes the file durable (sfs_oplog_sync_file) and kills its records
  * (COMMIT). Caller holds the inode lock and has relinked the file's window
  * (fs/logged.h: sfs_inode_log_commit does both). */
 int sfs_oplog_commit(struct sfs_oplog_file *lf, int kfd);

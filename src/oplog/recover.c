@@ -150,13 +150,6 @@ static int open_bound(struct replay *r, const struct sfs_log_entry *b)
 	return fd;
 }
 
-static bool valid(const struct sfs_log_entry *e, uint64_t gen, uint64_t room)
-{
-	return e->gen == gen && e->version == 1 && e->op >= SFS_LOG_FILE &&
-	       e->op <= SFS_LOG_OP_LAST && sfs_log_record_len(e->payload) <= room &&
-	       e->crc == sfs_log_crc(e, e + 1);
-}
-
 /* An entry of this generation whose checksum fails: a record torn by the
  * crash, or damaged since. Counted (skipped), never applied. */
 static bool corrupt(const struct sfs_log_entry *e, uint64_t gen, uint64_t room)
@@ -317,7 +310,7 @@ static bool collect(struct replay *r, const unsigned char *m, uint64_t len, uint
 	 * bytes at a time. */
 	for (uint64_t p = first; p + SFS_LOG_UNIT <= len;) {
 		const struct sfs_log_entry *e = (const void *)(m + p);
-		if (!valid(e, gen, len - p) || e->set != set) {
+		if (!sfs_log_record_valid(e, gen, len - p) || e->set != set) {
 			if (corrupt(e, gen, len - p))
 				r->rep->skipped++;
 			p += SFS_LOG_UNIT;

@@ -66,6 +66,7 @@
 	X(log_checkpoints)                                                                         \
 	X(log_lanes)                                                                               \
 	X(log_lane_failures)                                                                       \
+	X(log_rewrites)                                                                            \
 	X(log_commits)                                                                             \
 	X(recovered_logs)                                                                          \
 	X(recovered_records)                                                                       \

@@ -12,11 +12,13 @@
 # lab guest: tests/suites/powercut.sh. Before the power points, "down": a
 # power cut right after each namespace change of sync and strict mode;
 # "logfail": a file whose fdatasync fails while the log holds its writes
-# (both on the power points' image: CRASH_POWER_POINTS=0 leaves them out).
+# (both on the power points' image); "wberr": a real writeback error, after
+# which the kernel's next fdatasync reports success (an image of its own;
+# CRASH_POWER_POINTS=0 leaves these three out).
 # Tests (tests/run.sh crash TEST...): checker, biglog, kill, down, logfail,
-# power.
+# wberr, power.
 . "$(dirname "$0")/../lib.sh"
-sfs_tests checker biglog kill down logfail power
+sfs_tests checker biglog kill down logfail wberr power
 HERE=$(cd "$(dirname "$0")/../crash" && pwd)
 TOOL=$SFS_BUILD/crash/crashtool
 [ -x "$TOOL" ] || die "$TOOL not built (make tests)"
@@ -125,10 +127,22 @@ if wanted kill; then
 fi
 # The page cache lost too (XFS shut down, see run.sh), on an image of its own.
 PW=/tmp/splitfs-crash-power.$$
+WB=/tmp/splitfs-crash-wberr.$$ # wberr's image and the tmpfs it lies in
+release_images() {
+	if [ -d "$PW" ]; then
+		"$SFS_CLI" image down "$PW" >/dev/null 2>&1
+		rmdir "$PW" 2>/dev/null
+	fi
+	if [ -d "$WB" ]; then
+		umount "$WB/fs" 2>/dev/null
+		umount "$WB/media" 2>/dev/null
+		rm -rf "$WB"
+	fi
+}
+trap release_images EXIT
 # power_image: makes it once; PW_IMG is its backing file.
 power_image() {
 	[ -d "$PW/.splitfs" ] && return 0
-	trap '"$SFS_CLI" image down "$PW" >/dev/null 2>&1; rmdir "$PW" 2>/dev/null' EXIT
 	"$SFS_CLI" image up "$PW" --size 1G --fs xfs >/dev/null || die "cannot make the power-cut image"
 	PW_IMG=$(sed -n 's/^backing=//p' "$PW/.splitfs/image")
 }
@@ -264,13 +278,109 @@ for i in range(n):
 	rm -rf "$PW/logfail"
 fi
 
+# --- a real writeback error, then a sync that reports none ----------------------
+# The kernel reports a writeback error to a file's fdatasync once: the
+# next one returns 0, although the pages that failed never reached the
+# disk (they stay in the page cache, clean). So a checkpoint after a failed
+# one would kill the records that are the only durable copy of those
+# writes. Made real here, not by a shim: an XFS image whose backing file
+# lies in a small tmpfs of its own; a file that fills that tmpfs makes
+# every write of a block not written before fail in the loop device
+# (ENOSPC), as a bad disk would, while the log and XFS's metadata, written
+# already, stay writable. (The kernel alone, the same pattern: the
+# fdatasync after the fill fails, the next returns 0, and the failed
+# blocks read as zeros from the media.) The appender (1 MiB log) writes 4000-byte
+# records to f, fills the tmpfs, writes until a write fails, then (space
+# back) 600 more; cut, mount again, recover: every write that returned
+# must be in f.
+if wanted wberr && [ "${CRASH_POWER_POINTS:-60}" -gt 0 ]; then
+	mkdir -p "$WB/media" "$WB/fs"
+	mount -t tmpfs -o size=400m tmpfs "$WB/media" || die "wberr: cannot mount a tmpfs"
+	# A fresh image for each mode: the blocks an earlier run wrote are in
+	# the tmpfs, and writing them again would not fail.
+	wb_image() {
+		umount "$WB/fs" 2>/dev/null
+		rm -f "$WB/media/img" && truncate -s 320m "$WB/media/img" &&
+			mkfs.xfs -q -f "$WB/media/img" && mount -o loop "$WB/media/img" "$WB/fs" ||
+			die "wberr: cannot make the image"
+		# One page a request: the loop device takes a short write into
+		# its backing file (the tmpfs filled part-way through a request)
+		# for a whole one, and the rest of the request would be lost
+		# with no error.
+		local dev
+		dev=$(losetup -j "$WB/media/img" | cut -d: -f1)
+		echo 4 >"/sys/block/${dev#/dev/}/queue/max_sectors_kb" ||
+			die "wberr: cannot limit $dev's requests to a page"
+	}
+	appender='import os, sys
+d, fill = sys.argv[1], sys.argv[2]
+fd = os.open(d + "/f", os.O_WRONLY | os.O_CREAT, 0o644)
+acked, failed = [], None
+def write(i):
+    try:
+        os.pwrite(fd, bytes([i % 251 + 1]) * 4000, i * 4000)
+        acked.append(i)
+    except OSError as e:
+        return e.strerror
+write(0)
+os.sync()  # the file, the log and their metadata on the media before it fills
+for i in range(1, 100):
+    write(i)
+ffd = os.open(fill, os.O_WRONLY | os.O_CREAT, 0o600)
+st = os.statvfs(os.path.dirname(fill))
+os.posix_fallocate(ffd, 0, st.f_bavail * st.f_frsize)
+for i in range(100, 1000):
+    failed = write(i)
+    if failed:
+        break
+os.close(ffd)
+os.unlink(fill)
+for i in range(i + 1, i + 601):
+    write(i)
+print(len(acked), "writes returned;", "one failed:", failed, flush=True)
+with open(d + "/acked", "w") as f:
+    f.write(" ".join(map(str, acked)))
+os._exit(0)'
+	for mode in $MODES; do
+		[ "$mode" = posix ] && continue # no write is durable before fsync
+		wb_image
+		dd=$WB/fs/wberr
+		mkdir "$dd" && sync -f "$dd"
+		got=$(SPLITFS_MODE=$mode SPLITFS_LOG_SIZE=1M "$SFS_CLI" run --root "$WB/fs" -- \
+			/usr/bin/python3 -c "$appender" "$dd" "$WB/media/fill" 2>"$WORK/wberr.err")
+		[ -s "$dd/acked" ] || die "wberr $mode: the appender did not finish: $got $(cat "$WORK/wberr.err")"
+		case $got in *"one failed: None") die "wberr $mode: no write failed while the media was full: $got" ;; esac
+		xfs_io -x -c "shutdown -f" "$WB/fs" || die "wberr $mode: cannot shut the image down"
+		for ((t = 0; t < 50; t++)); do
+			umount "$WB/fs" 2>/dev/null && break
+			sleep 0.1
+		done
+		mount -o loop "$WB/media/img" "$WB/fs" || die "wberr $mode: cannot mount the image again"
+		"$SFS_CLI" recover --root "$WB/fs" >/dev/null || die "wberr $mode: recovery failed"
+		bad=$(/usr/bin/python3 -c 'import sys
+d = sys.argv[1]
+data = open(d + "/f", "rb").read()
+for i in map(int, open(d + "/acked").read().split()):
+    if data[i * 4000:(i + 1) * 4000] != bytes([i % 251 + 1]) * 4000:
+        print("write", i, "returned and is lost; the file has", len(data), "bytes"); break' "$dd")
+		if [ -n "$bad" ]; then
+			echo "FAIL wberr: $mode mode: $bad (the appender: $got)"
+			rc=1
+		else
+			echo "ok   wberr: $mode mode: $got; every write that returned is there"
+		fi
+	done
+	umount "$WB/fs" "$WB/media"
+	rm -rf "$WB"
+fi
+
 # CRASH_POWER_POINTS=0 leaves this out (on the lab's pmem, where the real
 # power cuts are suites/powercut-pmem.sh).
 if wanted power && [ "${CRASH_POWER_POINTS:-60}" -gt 0 ]; then
 	power_image
 	CRASH_MODES="$MODES strict+posix" CRASH_OUT=${SFS_TEST_OUT:-/tmp}/crash-failures/power \
 		"$HERE/run.sh" "$PW" "${CRASH_POWER_POINTS:-60}" power || rc=1
-elif [ "${CRASH_POWER_POINTS:-60}" -eq 0 ] && { wanted power || wanted down || wanted logfail; }; then
-	echo "down, logfail, power points: none (CRASH_POWER_POINTS=0)"
+elif [ "${CRASH_POWER_POINTS:-60}" -eq 0 ] && { wanted power || wanted down || wanted logfail || wanted wberr; }; then
+	echo "down, logfail, wberr, power points: none (CRASH_POWER_POINTS=0)"
 fi
 exit $rc

@@ -8,8 +8,8 @@
  * are stepped over silently (another generation, version, op, or a record
  * running past the end); the header checks (v2 with its ident, v1, bad
  * magic, CRC or size) and the same-mount test. recover.c is included, not
- * linked, so that its static valid(), corrupt(), read_head() and replay_set() can be
- * called; format.o and crc32c.o are linked. */
+ * linked, so that its static corrupt(), read_head() and replay_set() can be
+ * called; format.o (sfs_log_record_valid) and crc32c.o are linked. */
 #include "../../src/oplog/recover.c"
 
 #include "unit.h"
@@ -138,7 +138,7 @@ U_TEST(roundtrip, "FILE/WRITE/TRUNCATE/COMMIT encoded, read back")
 	size_t q = SFS_LOG_RECORDS_OFF;
 	for (int i = 0; i < 4; i++) {
 		const struct sfs_log_entry *e = (const void *)(m + q);
-		U_CHECK(valid(e, GEN, p - q), "record %d not valid", i);
+		U_CHECK(sfs_log_record_valid(e, GEN, p - q), "record %d not valid", i);
 		U_CHECK(e->op == want[i].op && e->file == want[i].file && e->seq == want[i].seq &&
 				e->off == want[i].off && e->arg == want[i].arg &&
 				e->payload == want[i].payload,
@@ -166,16 +166,17 @@ U_TEST(crc, "CRC covers entry (not crc) and payload, not padding")
 				  .off = 4096,
 				  .arg = 4166};
 	size_t len = put(img, 0, w, data);
-	U_REQUIRE(valid(at(0), GEN, len) && !corrupt(at(0), GEN, len), "fresh record");
+	U_REQUIRE(sfs_log_record_valid(at(0), GEN, len) && !corrupt(at(0), GEN, len),
+		  "fresh record");
 	img[64 + 70] = 0xff; /* padding after the payload */
-	U_CHECK(valid(at(0), GEN, len), "padding is not covered");
+	U_CHECK(sfs_log_record_valid(at(0), GEN, len), "padding is not covered");
 	img[64 + 70] = 0;
 	/* Every bit of entry (but crc) and payload, flipped alone: rejected;
 	 * counted as corrupt unless the flip makes it no record of this kind. */
 	int accepted = 0, not_corrupt = 0;
 	for (size_t bit = 32; bit < (64 + 70) * 8; bit++) {
 		img[bit / 8] ^= (unsigned char)(1u << (bit % 8));
-		accepted += valid(at(0), GEN, len);
+		accepted += sfs_log_record_valid(at(0), GEN, len);
 		bool header_ok = at(0)->gen == GEN && at(0)->version == 1 &&
 				 at(0)->op == SFS_LOG_WRITE && at(0)->payload <= 128;
 		not_corrupt += header_ok && !corrupt(at(0), GEN, len);
@@ -184,14 +185,15 @@ U_TEST(crc, "CRC covers entry (not crc) and payload, not padding")
 	U_CHECK(accepted == 0, "%d single-bit flips accepted", accepted);
 	U_CHECK(not_corrupt == 0, "%d flips of covered bytes not counted corrupt", not_corrupt);
 	at(0)->crc ^= 1;
-	U_CHECK(!valid(at(0), GEN, len) && corrupt(at(0), GEN, len), "bad crc field");
+	U_CHECK(!sfs_log_record_valid(at(0), GEN, len) && corrupt(at(0), GEN, len),
+		"bad crc field");
 	/* The last payload byte counts, for every length. */
 	int missed = 0;
 	for (uint32_t n = 1; n <= 130; n++) {
 		w.payload = n;
 		len = put(img, 0, w, data2);
 		img[64 + n - 1] ^= 0x80;
-		missed += valid(at(0), GEN, len);
+		missed += sfs_log_record_valid(at(0), GEN, len);
 	}
 	U_CHECK(missed == 0, "%d payload lengths whose last byte is not covered", missed);
 }
@@ -200,29 +202,33 @@ U_TEST(crc, "CRC covers entry (not crc) and payload, not padding")
 U_TEST(rules, "generation, op, version, room: skipped, not counted")
 {
 	memset(img, 0, sizeof(img));
-	U_CHECK(!valid(at(0), 0, 64) && !corrupt(at(0), 0, 64), "a zero unit is no record");
+	U_CHECK(!sfs_log_record_valid(at(0), 0, 64) && !corrupt(at(0), 0, 64),
+		"a zero unit is no record");
 	struct sfs_log_entry base = {
 		.op = SFS_LOG_TRUNCATE, .file = 1, .gen = GEN, .seq = 1, .off = 9};
 	put(img, 0, base, NULL);
-	U_CHECK(valid(at(0), GEN, 64), "TRUNCATE of this generation");
-	U_CHECK(!valid(at(0), GEN + 1, 64) && !corrupt(at(0), GEN + 1, 64), "older generation");
+	U_CHECK(sfs_log_record_valid(at(0), GEN, 64), "TRUNCATE of this generation");
+	U_CHECK(!sfs_log_record_valid(at(0), GEN + 1, 64) && !corrupt(at(0), GEN + 1, 64),
+		"older generation");
 	for (int op = 0; op < 8; op++) {
 		struct sfs_log_entry e = base;
 		e.op = (uint8_t)op;
 		put(img, 0, e, NULL);
 		bool rec = op >= SFS_LOG_FILE && op <= SFS_LOG_WRITE_TIMED;
-		U_CHECK(valid(at(0), GEN, 64) == rec && !corrupt(at(0), GEN, 64), "op %d", op);
+		U_CHECK(sfs_log_record_valid(at(0), GEN, 64) == rec && !corrupt(at(0), GEN, 64),
+			"op %d", op);
 	}
 	put(img, 0, base, NULL);
 	at(0)->version = 2;
 	at(0)->crc = sfs_log_crc(at(0), NULL);
-	U_CHECK(!valid(at(0), GEN, 64) && !corrupt(at(0), GEN, 64), "version 2");
+	U_CHECK(!sfs_log_record_valid(at(0), GEN, 64) && !corrupt(at(0), GEN, 64), "version 2");
 	/* A record whose payload runs past the end: torn off, not counted. */
 	char data[64] = "abc";
 	struct sfs_log_entry w = {
 		.op = SFS_LOG_WRITE, .payload = 64, .file = 1, .gen = GEN, .seq = 2};
 	put(img, 0, w, data);
-	U_CHECK(valid(at(0), GEN, 128) && !valid(at(0), GEN, 127) && !corrupt(at(0), GEN, 127),
+	U_CHECK(sfs_log_record_valid(at(0), GEN, 128) && !sfs_log_record_valid(at(0), GEN, 127) &&
+			!corrupt(at(0), GEN, 127),
 		"record past the end of the log");
 }
 
