@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -18,22 +19,34 @@
 #define PAGE 4096u
 
 struct found {
-	const struct sfs_log_entry **recs; /* the file's WRITE records */
+	struct sfs_log_entry **recs; /* copies of the file's WRITE records */
 	size_t n, cap;
 	uint64_t commit_seq; /* its last COMMIT: records before it are durable */
 };
 
-static int add(struct found *f, const struct sfs_log_entry *e)
+/* Keeps a copy of record e (gen), checked again once copied: a
+ * checkpoint that ran meanwhile (a file's close syncing outside one) may
+ * have reused its place in the log. */
+static int add(struct found *f, const struct sfs_log_entry *e, uint64_t gen)
 {
 	if (f->n == f->cap) {
 		size_t cap = f->cap ? 2 * f->cap : 256;
-		const struct sfs_log_entry **r = realloc(f->recs, cap * sizeof(*r));
+		struct sfs_log_entry **r = realloc(f->recs, cap * sizeof(*r));
 		if (!r)
 			return -ENOMEM;
 		f->recs = r;
 		f->cap = cap;
 	}
-	f->recs[f->n++] = e;
+	uint64_t len = sfs_log_record_len(e->payload);
+	struct sfs_log_entry *c = malloc(len);
+	if (!c)
+		return -ENOMEM;
+	memcpy(c, e, len);
+	if (!sfs_log_record_valid(c, gen, len)) {
+		free(c);
+		return 0;
+	}
+	f->recs[f->n++] = c;
 	return 0;
 }
 
@@ -54,7 +67,7 @@ static int scan(struct found *f, const unsigned char *m, uint64_t tail, uint32_t
 			continue;
 		if (e->op == SFS_LOG_COMMIT && e->seq > f->commit_seq)
 			f->commit_seq = e->seq;
-		else if ((e->op == SFS_LOG_WRITE || e->op == SFS_LOG_WRITE_TIMED) && add(f, e))
+		else if ((e->op == SFS_LOG_WRITE || e->op == SFS_LOG_WRITE_TIMED) && add(f, e, gen))
 			return -ENOMEM;
 	}
 	return 0;
@@ -156,6 +169,8 @@ int sfs_log_rewrite(uint32_t id, uint64_t gen, uint64_t set, int kfd)
 	for (unsigned k = 0; k < nl; k++)
 		if (maps[k])
 			munmap(maps[k], lens[k]);
+	for (size_t i = 0; i < f.n; i++)
+		free(f.recs[i]);
 	free(f.recs);
 	return rc;
 }
