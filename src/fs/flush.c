@@ -281,13 +281,9 @@ static bool window_open(const struct sfs_inode *in)
 
 void sfs_relink_for_checkpoint(struct sfs_inode *in)
 {
-	struct sfs_inode *mine[4];
-	int n = sfs_inode_held(mine, 4);
-	for (int i = 0; i < n; i++) {
-		if (mine[i] == in) {
-			relink_locked(in);
-			return;
-		}
+	if (sfs_inode_held_here(in)) {
+		relink_locked(in);
+		return;
 	}
 	while (window_open(in)) {
 		if (sfs_inode_trylock(in)) {

@@ -99,6 +99,15 @@ void sfs_inode_unlock(struct sfs_inode *in)
 	sfs_mutex_unlock(&in->lock);
 }
 
+bool sfs_inode_held_here(const struct sfs_inode *in)
+{
+	int n = SFS_MIN(nheld, (int)SFS_ARRAY_SIZE(held));
+	for (int i = 0; i < n; i++)
+		if (held[i] == in)
+			return true;
+	return false;
+}
+
 int sfs_inode_held(struct sfs_inode **out, int max)
 {
 	int n = SFS_MIN(SFS_MIN(nheld, (int)SFS_ARRAY_SIZE(held)), max);

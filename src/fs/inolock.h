@@ -63,6 +63,8 @@ void sfs_inode_unlock(struct sfs_inode *in);
 bool sfs_inode_trylock(struct sfs_inode *in);
 /* The inodes whose lock this thread holds (at most max into out). */
 int sfs_inode_held(struct sfs_inode **out, int max);
+/* Whether this thread holds in's lock (among the first four it took). */
+bool sfs_inode_held_here(const struct sfs_inode *in);
 
 /* Close and reopen the barrier; the caller holds the inode lock. */
 void sfs_barrier_close(struct sfs_inode *in);

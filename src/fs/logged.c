@@ -431,17 +431,6 @@ int sfs_inode_log_commit(struct sfs_inode *in)
 	return rc;
 }
 
-/* Whether this thread holds in's lock (a checkpoint run by a write). */
-static bool held_here(const struct sfs_inode *in)
-{
-	struct sfs_inode *mine[4];
-	int n = sfs_inode_held(mine, 4);
-	for (int i = 0; i < n; i++)
-		if (mine[i] == in)
-			return true;
-	return false;
-}
-
 /* *first_error: the first sync that failed (a writeback error), which
  * fails the checkpoint. A file whose fdatasync fails has its records
  * written into it again (oplog.h: sfs_oplog_sync_file), under its lock: a
@@ -460,7 +449,7 @@ static void fsync_logged(struct sfs_inode *in, void *first_error)
 	if (!failed)
 		atomic_store(&in->log.wb_error, -errno);
 	int rc;
-	if (held_here(in)) {
+	if (sfs_inode_held_here(in)) { /* a checkpoint run by a write to in */
 		rc = sfs_oplog_sync_file(&in->log, in->kfd);
 	} else if (sfs_inode_trylock(in)) {
 		rc = sfs_oplog_sync_file(&in->log, in->kfd);
