@@ -19,3 +19,10 @@ bool sfs_log_record_valid(const struct sfs_log_entry *e, uint64_t gen, uint64_t 
 	       e->op <= SFS_LOG_OP_LAST && sfs_log_record_len(e->payload) <= room &&
 	       e->crc == sfs_log_crc(e, e + 1);
 }
+
+int sfs_log_entry_by_seq(const void *a, const void *b)
+{
+	uint64_t x = (*(const struct sfs_log_entry *const *)a)->seq;
+	uint64_t y = (*(const struct sfs_log_entry *const *)b)->seq;
+	return x < y ? -1 : x > y;
+}

@@ -177,4 +177,8 @@ uint32_t sfs_log_crc(const struct sfs_log_entry *e, const void *payload);
  * right) that fits in the room bytes from e on. */
 bool sfs_log_record_valid(const struct sfs_log_entry *e, uint64_t gen, uint64_t room);
 
+/* qsort's order of an array of record pointers: by seq (the order the
+ * records were written in, whichever lane holds them). */
+int sfs_log_entry_by_seq(const void *a, const void *b);
+
 #endif

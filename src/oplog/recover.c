@@ -159,13 +159,6 @@ static bool corrupt(const struct sfs_log_entry *e, uint64_t gen, uint64_t room)
 	       e->crc != sfs_log_crc(e, e + 1);
 }
 
-static int by_seq(const void *a, const void *b)
-{
-	uint64_t x = (*(const struct sfs_log_entry *const *)a)->seq;
-	uint64_t y = (*(const struct sfs_log_entry *const *)b)->seq;
-	return x < y ? -1 : x > y;
-}
-
 /* Same mount: whether record e is a strict write that was in flight, and
  * its file has not changed since the write began (then it goes back). */
 static bool in_flight(struct replay *r, const struct sfs_log_entry *e, int fd)
@@ -347,7 +340,7 @@ static void replay_set(struct replay *r, const unsigned char *m, uint64_t len,
 			     &cap);
 	if (!recs)
 		return;
-	qsort(recs, n, sizeof(*recs), by_seq);
+	qsort(recs, n, sizeof(*recs), sfs_log_entry_by_seq);
 	for (size_t i = 0; i < n; i++) { /* bindings and commits first */
 		struct rfile *f = rfile(r, recs[i]->file, true);
 		if (!f)

@@ -73,13 +73,6 @@ static int scan(struct found *f, const unsigned char *m, uint64_t tail, uint32_t
 	return 0;
 }
 
-static int by_seq(const void *a, const void *b)
-{
-	uint64_t x = (*(const struct sfs_log_entry *const *)a)->seq;
-	uint64_t y = (*(const struct sfs_log_entry *const *)b)->seq;
-	return x < y ? -1 : x > y;
-}
-
 /* Writes [off, end) of the file again: what the page cache holds where it
  * holds it (a read that would wait for the media, RWF_NOWAIT, says it does
  * not), else the record's bytes (data holds those of off). */
@@ -159,7 +152,7 @@ int sfs_log_rewrite(uint32_t id, uint64_t gen, uint64_t set, int kfd)
 	if (rc == 0) {
 		/* In the order they were written: where two overlap, the later
 		 * one's bytes go back. */
-		qsort(f.recs, f.n, sizeof(*f.recs), by_seq);
+		qsort(f.recs, f.n, sizeof(*f.recs), sfs_log_entry_by_seq);
 		rc = put_back_all(kfd, &f, (uint64_t)st.st_size);
 	}
 	/* The writes above are the library's, not the program's. */
