@@ -39,6 +39,7 @@
 #include "util/stackclear.h"
 #include "util/msg.h"
 #include "util/names.h"
+#include "util/pmem.h"
 #include "util/stats.h"
 
 SFS_HOT atomic_int sfs_init_state;
@@ -306,16 +307,21 @@ __attribute__((constructor)) static void splitfs_ctor(void)
 
 __attribute__((destructor)) static void splitfs_dtor(void)
 {
-	if (!sfs_live())
+	if (!sfs_live()) {
+		sfs_pmem_close(); /* the library may have run before it stopped */
 		return;
+	}
 	sfs_stdio_exit(); /* before sfs_demote_fds forgets which files they are */
 	/* What is still staged goes to the kernel, as a plain write would have;
 	 * later writes (other destructors) go straight to the kernel. */
 	sfs_flush_all();
 	sfs_share_exit(); /* its stores end here: its sessions stop counting */
 	sfs_demote_fds(false);
-	sfs_lease_drop_all(); /* cached inodes */
-	sfs_oplog_close(true);
+	sfs_lease_drop_all();  /* cached inodes */
+	sfs_oplog_close(true); /* unmaps the log, with libpmem2 */
+	/* Before libpmem2's destructor (util/pmem.h): the staging thread may
+	 * be learning the primitives. */
+	sfs_pmem_close();
 	sfs_staging_shutdown();
 	sfs_stage_unpark_all();
 	sfs_print_stats("exit");

@@ -9,10 +9,21 @@
  * process in a hundred died of SIGSEGV at exit in the lab (logsync's
  * writers): exit ran libpmem2's destructor, which frees its table of maps,
  * while the staging thread was in pmem2_map_new or pmem2_map_delete.
+ * Every fourth process (named s.N) runs with tests/shim/slowdlsym.c, which
+ * holds the library between libpmem2's dlopen and its first map until
+ * exit's _dl_fini has called the library's destructor, and returns from
+ * main as soon as libpmem2 is mapped: _dl_fini then runs libpmem2's
+ * destructor inside that window. The handler that first fix registers at
+ * the load is registered too late there: each such process died of
+ * SIGSEGV in pmem2_map_new (in the lab, 15 of 15), until the library's
+ * destructor, which _dl_fini calls before libpmem2's, closed libpmem2's use
+ * too (util/pmem.h). Seen so without the shim in about one process in 25
+ * of tests/c/basic.c run after tests/c/bad_buffers.c.
  * Skipped off DAX and without the library.
  *   exit_learning DIR */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <link.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,6 +31,15 @@
 
 #define BLOCK 4096
 #define WRITES 20 /* past the write that brings the lease (src/fs/lease.c) */
+
+/* Whether a loaded object is libpmem2 (dl_iterate_phdr lists an object
+ * from its mapping on). */
+static int is_libpmem2(struct dl_phdr_info *info, size_t size, void *unused)
+{
+	(void)size;
+	(void)unused;
+	return info->dlpi_name && strstr(info->dlpi_name, "libpmem2") != NULL;
+}
 
 static void child(const char *path)
 {
@@ -35,7 +55,11 @@ static void child(const char *path)
 		t_fill(b, BLOCK, 10, (long)i * BLOCK);
 		T_REQUIRE(pwrite(fd, b, BLOCK, (off_t)i * BLOCK) == BLOCK, "overwrite %d", i);
 	}
-	/* Returns from main with the descriptor open: exit at once. */
+	/* Returns from main with the descriptor open: exit at once, or (with
+	 * the shim) once libpmem2 is loaded (at most 10 s). */
+	if (strncmp(strrchr(path, '/') + 1, "s.", 2) == 0)
+		for (int i = 0; i < 100000 && !dl_iterate_phdr(is_libpmem2, NULL); i++)
+			usleep(100);
 }
 
 int main(int argc, char **argv)
@@ -60,8 +84,19 @@ int main(int argc, char **argv)
 	char *stats = strdup(t_path(argv[1], "stats"));
 	for (int r = 0; r < rounds; r++) {
 		char name[16];
-		snprintf(name, sizeof(name), "f.%d", r);
-		int st = t_run_self_stats(argv[1], "EXIT_LEARNING_ROUND", name, stats);
+		bool slow = r % 4 == 3;
+		snprintf(name, sizeof(name), "%s.%d", slow ? "s" : "f", r);
+		unlink(stats);
+		const char *env[] = {"EXIT_LEARNING_ROUND",
+				     name,
+				     "SPLITFS_STATS",
+				     "1",
+				     "SPLITFS_STATS_FILE",
+				     stats,
+				     "LD_PRELOAD",
+				     slow ? t_preload_after("slowdlsym") : NULL,
+				     NULL};
+		int st = t_run_self(argv[1], env, NULL);
 		bool ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
 		died += !ok;
 		T_CHECK(ok, "round %d: the process ended with status %#x (%s)", r, st,
