@@ -41,7 +41,7 @@ static struct {
 	const char *(*errormsg)(void);
 } P;
 static bool loaded, load_tried;
-/* Set, under load_lock, by close_at_exit: libpmem2's destructor (which frees
+/* Set, under load_lock, by sfs_pmem_close: libpmem2's destructor (which frees
  * its table of maps) may run from now on, so no map is made or deleted. */
 static bool closed;
 /* Held while libpmem2 is loaded and while a map is made with it, and across
@@ -87,17 +87,12 @@ bool sfs_pmem_file_is_dax(int fd)
  * (tests/c/exit_learning.c). Waits for a map in flight; later ones fail
  * (-ECANCELED) and unmaps leave the mapping to the process's end. Run by
  * exit's handlers (registered at the load) and by the library's
- * destructor (sfs_pmem_close). */
-static void close_at_exit(void)
+ * destructor. */
+void sfs_pmem_close(void)
 {
 	sfs_mutex_lock(&load_lock);
 	closed = true;
 	sfs_mutex_unlock(&load_lock);
-}
-
-void sfs_pmem_close(void)
-{
-	close_at_exit();
 }
 
 static void load(void)
@@ -140,11 +135,10 @@ static void load(void)
 	 * main: this one, registered later, runs first. Not always: a load
 	 * before main (another library's constructor) registers too early,
 	 * and one that ends while exit is in _dl_fini too late (seen in the
-	 * lab, about one process in ten of tests/c/basic.c: the map's
+	 * lab, about one process in 25 of tests/c/basic.c: the map's
 	 * pmem2_map_new used libpmem2's freed table of maps). The library's
-	 * destructor closes too (sfs_pmem_close), and _dl_fini calls it
-	 * before libpmem2's. */
-	atexit(close_at_exit);
+	 * destructor closes too, and _dl_fini calls it before libpmem2's. */
+	atexit(sfs_pmem_close);
 }
 
 /* One libpmem2 map, made on a thread of its own (map_isolated). */

@@ -78,7 +78,7 @@ void sfs_pmem_drain(void);
  * its inherited copy); once the process exits, leaves it to the end. */
 void sfs_pmem_unmap(struct sfs_pmem_map *m);
 
-/* From the library's destructor: waits for a load of libpmem2 or a map in
+/* From exit's handlers and the library's destructor: waits for a load of libpmem2 or a map in
  * flight; from then on no map is made or deleted (sfs_pmem_map fails with
  * -ECANCELED, sfs_pmem_unmap leaves the mapping to the process's end).
  * _dl_fini calls the destructors in the order of the list of loaded
