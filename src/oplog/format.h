@@ -173,8 +173,9 @@ static inline uint64_t sfs_log_record_len(uint32_t payload)
 /* The CRC of a record (entry with crc zeroed, then payload). */
 uint32_t sfs_log_crc(const struct sfs_log_entry *e, const void *payload);
 
-/* Whether e starts a whole record of generation gen (op known, checksum
- * right) that fits in the room bytes from e on. */
+/* Whether e's header is one of a record of generation gen (op known) that
+ * fits in the room bytes from e on; valid: its checksum is right too. */
+bool sfs_log_record_framed(const struct sfs_log_entry *e, uint64_t gen, uint64_t room);
 bool sfs_log_record_valid(const struct sfs_log_entry *e, uint64_t gen, uint64_t room);
 
 /* qsort's order of an array of record pointers: by seq (the order the

@@ -154,9 +154,7 @@ static int open_bound(struct replay *r, const struct sfs_log_entry *b)
  * crash, or damaged since. Counted (skipped), never applied. */
 static bool corrupt(const struct sfs_log_entry *e, uint64_t gen, uint64_t room)
 {
-	return e->gen == gen && e->version == 1 && e->op >= SFS_LOG_FILE &&
-	       e->op <= SFS_LOG_OP_LAST && sfs_log_record_len(e->payload) <= room &&
-	       e->crc != sfs_log_crc(e, e + 1);
+	return sfs_log_record_framed(e, gen, room) && e->crc != sfs_log_crc(e, e + 1);
 }
 
 /* Same mount: whether record e is a strict write that was in flight, and
